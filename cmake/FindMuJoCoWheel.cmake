@@ -1,0 +1,37 @@
+# locates mujoco's c headers and its versioned shared library (libmujoco.so.X.Y.Z) in the
+# python wheel pinned by scripts/versions.sh, unless MUJOCO_INCLUDE_DIR / MUJOCO_LIBRARY are set.
+file(STRINGS "${PROJECT_SOURCE_DIR}/scripts/versions.sh" _pin REGEX "^MJGRANULAR_MUJOCO_VERSION=")
+string(REGEX REPLACE "^MJGRANULAR_MUJOCO_VERSION=" "" MJGRANULAR_MUJOCO_VERSION "${_pin}")
+
+set(MUJOCO_PYTHON "${PROJECT_SOURCE_DIR}/.venv/bin/python" CACHE FILEPATH
+    "python whose mujoco wheel provides headers and library")
+if(NOT MUJOCO_INCLUDE_DIR OR NOT MUJOCO_LIBRARY)
+  if(NOT EXISTS "${MUJOCO_PYTHON}")
+    message(FATAL_ERROR "mujoco not found: run scripts/setup.sh, or set MUJOCO_INCLUDE_DIR and "
+                        "MUJOCO_LIBRARY")
+  endif()
+  execute_process(
+    COMMAND "${MUJOCO_PYTHON}" -c
+            "import mujoco, os; print(os.path.dirname(mujoco.HEADERS_DIR)); print(os.path.dirname(mujoco.__file__))"
+    OUTPUT_VARIABLE _mj_out RESULT_VARIABLE _mj_rc OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT _mj_rc EQUAL 0)
+    message(FATAL_ERROR "python at ${MUJOCO_PYTHON} cannot import mujoco: run scripts/setup.sh")
+  endif()
+  string(REPLACE "\n" ";" _mj_out "${_mj_out}")
+  list(GET _mj_out 0 _mj_inc)
+  list(GET _mj_out 1 _mj_pkg)
+  file(GLOB _mj_lib "${_mj_pkg}/libmujoco.so.*")
+  if(NOT _mj_lib)
+    message(FATAL_ERROR "no libmujoco.so.* in ${_mj_pkg}")
+  endif()
+  list(GET _mj_lib 0 _mj_lib)
+  set(MUJOCO_INCLUDE_DIR "${_mj_inc}" CACHE PATH "folder holding mujoco/mujoco.h" FORCE)
+  set(MUJOCO_LIBRARY "${_mj_lib}" CACHE FILEPATH "libmujoco shared library" FORCE)
+endif()
+message(STATUS "mujoco: ${MUJOCO_LIBRARY} (pinned ${MJGRANULAR_MUJOCO_VERSION})")
+
+add_library(mujoco SHARED IMPORTED GLOBAL)
+set_target_properties(mujoco PROPERTIES
+  IMPORTED_LOCATION "${MUJOCO_LIBRARY}"
+  IMPORTED_NO_SONAME TRUE
+  INTERFACE_INCLUDE_DIRECTORIES "${MUJOCO_INCLUDE_DIR}")

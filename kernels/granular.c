@@ -1,0 +1,255 @@
+// public api: parameter checks, object lifetime, the advance loop over substeps, and dispatch to
+// the backend.
+#include "granular.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grn_solver.h"
+
+const char* grn_status_string(grnStatus status) {
+  switch (status) {
+    case grnOK: return "ok";
+    case grnERR_ARG: return "invalid argument";
+    case grnERR_MEMORY: return "out of memory";
+    case grnERR_UNAVAILABLE: return "backend not compiled into this build";
+    case grnERR_NO_DEVICE: return "no usable gpu";
+    case grnERR_DEVICE: return "gpu call failed";
+    case grnERR_NONFINITE: return "a grain became nan or infinite";
+  }
+  return "unknown status";
+}
+
+const char* grn_backend_name(grnBackend backend) {
+  switch (backend) {
+    case grnBACKEND_AUTO: return "auto";
+    case grnBACKEND_CPU: return "cpu";
+    case grnBACKEND_CUDA: return "cuda";
+  }
+  return "unknown";
+}
+
+void grn_default_params(grnParams* p) {
+  memset(p, 0, sizeof(*p));
+  p->capacity = 10000;
+  p->radius = 0.005f;
+  p->density = 2500;
+  p->friction = 0.5f;
+  p->dt = 5e-4f;
+  p->iterations = 10;
+  p->baumgarte = 0.2f;
+  p->gravity[2] = -9.81f;
+  p->margin = 0.1f;
+  p->hash_size = 0;
+  p->max_shapes = 64;
+  p->max_bodies = 0;
+}
+
+static grnStatus fail(char* msg, int size, const char* text) {
+  if (msg && size > 0) snprintf(msg, size, "%s", text);
+  return grnERR_ARG;
+}
+
+grnStatus grn_check_params(const grnParams* p, char* msg, int size) {
+  if (!p) return fail(msg, size, "params is null");
+  if (p->capacity <= 0 || p->capacity > (1 << 28)) return fail(msg, size, "capacity out of range");
+  if (!(p->radius > 0) || !isfinite(p->radius)) return fail(msg, size, "radius must be > 0");
+  if (!(p->density > 0) || !isfinite(p->density)) return fail(msg, size, "density must be > 0");
+  if (!(p->friction >= 0) || !isfinite(p->friction)) return fail(msg, size, "friction must be >= 0");
+  if (!(p->dt > 0) || !isfinite(p->dt)) return fail(msg, size, "dt must be > 0");
+  if (p->iterations < 1 || p->iterations > 10000) return fail(msg, size, "iterations out of range");
+  if (!(p->baumgarte >= 0 && p->baumgarte <= 1)) return fail(msg, size, "baumgarte not in [0, 1]");
+  if (!(p->margin >= 0 && p->margin <= 1)) return fail(msg, size, "margin not in [0, 1]");
+  for (int i = 0; i < 3; i++) {
+    if (!isfinite(p->gravity[i])) return fail(msg, size, "gravity not finite");
+  }
+  if (p->hash_size < 0) return fail(msg, size, "hash_size must be >= 0");
+  if (p->max_shapes < 0 || p->max_bodies < 0) return fail(msg, size, "negative shape capacity");
+  if (msg && size > 0) msg[0] = 0;
+  return grnOK;
+}
+
+// derived constants; the hash cell equals the contact cutoff so 27 cells cover every contact
+static void derive_consts(grnSolver* s) {
+  const grnParams* p = &s->params;
+  grnConsts* c = &s->consts;
+  c->dt = p->dt;
+  c->radius = p->radius;
+  c->cutoff = 2 * p->radius + p->margin * p->radius;
+  c->shape_margin = p->margin * p->radius;
+  c->inv_cell = 1.0f / c->cutoff;
+  c->friction = p->friction;
+  c->baumgarte = p->baumgarte;
+  memcpy(c->gravity, p->gravity, sizeof(c->gravity));
+  s->grain_mass = p->density * 4.0f / 3.0f * 3.14159265358979f * p->radius * p->radius * p->radius;
+}
+
+grnStatus grn_create(const grnParams* params, grnBackend backend, grnSolver** out) {
+  if (!out) return grnERR_ARG;
+  *out = NULL;
+  grnStatus st = grn_check_params(params, NULL, 0);
+  if (st != grnOK) return st;
+
+  // pick the backend
+  const grnBackendOps* ops = NULL;
+  if (backend == grnBACKEND_CPU) {
+    ops = &grn_cpu_ops;
+  } else if (backend == grnBACKEND_CUDA || backend == grnBACKEND_AUTO) {
+    st = grn_cuda_usable();
+    if (st == grnOK) {
+      ops = grn_cuda_backend();
+      backend = grnBACKEND_CUDA;
+    } else if (backend == grnBACKEND_AUTO) {
+      ops = &grn_cpu_ops;
+      backend = grnBACKEND_CPU;
+    } else {
+      return st;
+    }
+  } else {
+    return grnERR_ARG;
+  }
+
+  grnSolver* s = (grnSolver*)calloc(1, sizeof(grnSolver));
+  if (!s) return grnERR_MEMORY;
+  s->params = *params;
+  if (s->params.hash_size == 0) s->params.hash_size = 2 * params->capacity;
+  s->backend = backend;
+  s->ops = ops;
+  derive_consts(s);
+  int ms = params->max_shapes > 0 ? params->max_shapes : 1;
+  int mb = params->max_bodies > 0 ? params->max_bodies : 1;
+  s->shapes = (grnShape*)calloc(ms, sizeof(grnShape));
+  s->shapes_now = (grnShape*)calloc(ms, sizeof(grnShape));
+  s->wrench_sum = (double*)calloc(6 * mb, sizeof(double));
+  s->wrench = (double*)calloc(6 * mb, sizeof(double));
+  if (!s->shapes || !s->shapes_now || !s->wrench_sum || !s->wrench) {
+    grn_destroy(s);
+    return grnERR_MEMORY;
+  }
+  st = ops->create(s);
+  if (st != grnOK) {
+    s->ops = NULL;  // create cleans up after itself
+    grn_destroy(s);
+    return st;
+  }
+  *out = s;
+  return grnOK;
+}
+
+void grn_destroy(grnSolver* s) {
+  if (!s) return;
+  if (s->ops) s->ops->destroy(s);
+  for (int i = 0; i < s->ngrids; i++) free((void*)s->grids[i].values);
+  free(s->grids);
+  free(s->shapes);
+  free(s->shapes_now);
+  free(s->wrench_sum);
+  free(s->wrench);
+  free(s);
+}
+
+grnBackend grn_backend(const grnSolver* s) { return s ? s->backend : grnBACKEND_AUTO; }
+
+const grnParams* grn_params(const grnSolver* s) { return s ? &s->params : NULL; }
+
+float grn_grain_mass(const grnSolver* s) { return s ? s->grain_mass : 0; }
+
+int grn_count(const grnSolver* s) { return s ? s->n : 0; }
+
+grnStatus grn_set_grains(grnSolver* s, int n, const float* pos, const float* vel) {
+  if (!s || n < 0 || n > s->params.capacity || (n > 0 && !pos)) return grnERR_ARG;
+  for (int i = 0; i < 3 * n; i++) {
+    if (!isfinite(pos[i]) || (vel && !isfinite(vel[i]))) return grnERR_NONFINITE;
+  }
+  grnStatus st = s->ops->set_grains(s, n, pos, vel);
+  if (st == grnOK) s->n = n;
+  return st;
+}
+
+grnStatus grn_get_grains(const grnSolver* s, float* pos, float* vel) {
+  if (!s) return grnERR_ARG;
+  return s->ops->get_grains(s, pos, vel);
+}
+
+grnStatus grn_add_grid(grnSolver* s, const grnGrid* g, int* id) {
+  if (!s || !g || !id || !g->values || g->nx < 2 || g->ny < 2 || g->nz < 2 || !(g->cell > 0)) {
+    return grnERR_ARG;
+  }
+  size_t count = (size_t)g->nx * g->ny * g->nz;
+  if (s->ngrids == s->grid_cap) {
+    int cap = s->grid_cap ? 2 * s->grid_cap : 8;
+    grnGridView* grids = (grnGridView*)realloc(s->grids, cap * sizeof(grnGridView));
+    if (!grids) return grnERR_MEMORY;
+    s->grids = grids;
+    s->grid_cap = cap;
+  }
+  float* values = (float*)malloc(count * sizeof(float));
+  if (!values) return grnERR_MEMORY;
+  memcpy(values, g->values, count * sizeof(float));
+  grnGridView* v = s->grids + s->ngrids;
+  v->nx = g->nx;
+  v->ny = g->ny;
+  v->nz = g->nz;
+  memcpy(v->origin, g->origin, sizeof(v->origin));
+  v->cell = g->cell;
+  v->values = values;
+  grnStatus st = s->ops->add_grid(s, s->ngrids);
+  if (st != grnOK) {
+    free(values);
+    return st;
+  }
+  *id = s->ngrids++;
+  return grnOK;
+}
+
+grnStatus grn_set_shapes(grnSolver* s, int n, const grnShape* shapes) {
+  if (!s || n < 0 || n > s->params.max_shapes || (n > 0 && !shapes)) return grnERR_ARG;
+  for (int i = 0; i < n; i++) {
+    const grnShape* sh = shapes + i;
+    if (sh->type < 0 || sh->type >= grnNSHAPE) return grnERR_ARG;
+    if (sh->type == grnSHAPE_GRID && (sh->grid < 0 || sh->grid >= s->ngrids)) return grnERR_ARG;
+    if (sh->body >= s->params.max_bodies) return grnERR_ARG;
+  }
+  if (n) memcpy(s->shapes, shapes, n * sizeof(grnShape));
+  s->nshapes = n;
+  return grnOK;
+}
+
+grnStatus grn_advance(grnSolver* s, int nsub) {
+  if (!s || nsub < 0) return grnERR_ARG;
+  int nb = s->params.max_bodies;
+  memset(s->wrench_sum, 0, 6 * (nb > 0 ? nb : 1) * sizeof(double));
+  for (int k = 0; k < nsub; k++) {
+    // shapes at this substep's pose
+    for (int i = 0; i < s->nshapes; i++) {
+      grn_shape_at(s->shapes + i, k * s->params.dt, s->shapes_now + i);
+    }
+    grnStatus st = s->ops->substep(s);
+    if (st != grnOK) return st;
+  }
+  for (int i = 0; i < 6 * nb; i++) s->wrench[i] = nsub ? s->wrench_sum[i] / nsub : 0;
+  return grnOK;
+}
+
+grnStatus grn_get_wrenches(const grnSolver* s, double* wrench) {
+  if (!s || (!wrench && s->params.max_bodies)) return grnERR_ARG;
+  if (s->params.max_bodies) memcpy(wrench, s->wrench, 6 * s->params.max_bodies * sizeof(double));
+  return grnOK;
+}
+
+grnStatus grn_find_pairs(grnSolver* s, int* pairs, int max, int* npairs) {
+  if (!s || !npairs || max < 0 || (max > 0 && !pairs)) return grnERR_ARG;
+  return s->ops->find_pairs(s, pairs, max, npairs);
+}
+
+size_t grn_memory_bytes(const grnSolver* s) {
+  if (!s) return 0;
+  size_t host = sizeof(*s) + (2 * sizeof(grnShape) * s->params.max_shapes) +
+                12 * sizeof(double) * s->params.max_bodies;
+  for (int i = 0; i < s->ngrids; i++) {
+    host += sizeof(float) * (size_t)s->grids[i].nx * s->grids[i].ny * s->grids[i].nz;
+  }
+  return host + s->ops->memory_bytes(s);
+}

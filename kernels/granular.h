@@ -1,0 +1,154 @@
+// mjgranular solver: public C API. No MuJoCo dependency.
+//
+// A solver holds a set of equal spheres (grains) and a list of rigid shapes described by signed
+// distance functions. grn_advance moves the grains over a number of substeps with projected
+// Jacobi hard contact, moving each shape kinematically at its velocity, and accumulates the
+// impulse the grains give back to each body. Every function returns a status; none exits.
+
+#ifndef MJGRANULAR_GRANULAR_H_
+#define MJGRANULAR_GRANULAR_H_
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//---------------------------------- status, backends ----------------------------------------------
+
+typedef enum grnStatus_ {
+  grnOK = 0,                // success
+  grnERR_ARG,               // an argument is invalid (null pointer, bad size or value)
+  grnERR_MEMORY,            // host or device allocation failed
+  grnERR_UNAVAILABLE,       // the backend was not compiled into this build
+  grnERR_NO_DEVICE,         // no usable GPU (no driver, driver too old, no device)
+  grnERR_DEVICE,            // a GPU call failed
+  grnERR_NONFINITE,         // a grain reached a NaN or infinite position or velocity
+} grnStatus;
+
+typedef enum grnBackend_ {
+  grnBACKEND_AUTO = 0,      // cuda when a usable device exists, else cpu
+  grnBACKEND_CPU,           // openmp on the host
+  grnBACKEND_CUDA,          // nvidia gpu
+} grnBackend;
+
+// Short name of a status code ("ok", "invalid argument", ...).
+const char* grn_status_string(grnStatus status);
+
+// Name of a backend ("auto", "cpu", "cuda").
+const char* grn_backend_name(grnBackend backend);
+
+//---------------------------------- parameters ----------------------------------------------------
+
+typedef struct grnParams_ {
+  int capacity;             // maximum number of grains
+  float radius;             // grain radius [m]
+  float density;            // grain density [kg/m^3]
+  float friction;           // coulomb coefficient between grains
+  float dt;                 // substep [s]
+  int iterations;           // projected jacobi iterations per substep
+  float baumgarte;          // fraction of penetration removed per substep, in [0, 1]
+  float gravity[3];         // gravitational acceleration [m/s^2]
+  float margin;             // speculative contact distance, as a fraction of the radius
+  int hash_size;            // buckets in the spatial hash; 0: twice the capacity
+  int max_shapes;           // capacity of the shape list
+  int max_bodies;           // number of bodies that receive wrenches
+} grnParams;
+
+// Fill params with defaults (radius 5 mm, sand density, friction 0.5, dt 5e-4 s, ...).
+void grn_default_params(grnParams* params);
+
+// Check params; on failure write which field is wrong into msg (may be NULL).
+grnStatus grn_check_params(const grnParams* params, char* msg, int msg_size);
+
+//---------------------------------- shapes --------------------------------------------------------
+
+typedef enum grnShapeType_ {
+  grnSHAPE_PLANE = 0,       // half-space z <= 0 in the shape frame
+  grnSHAPE_SPHERE,          // size[0]: radius
+  grnSHAPE_CAPSULE,         // size[0]: radius, size[1]: half-length along z
+  grnSHAPE_BOX,             // size: half-extents
+  grnSHAPE_CYLINDER,        // size[0]: radius, size[1]: half-length along z
+  grnSHAPE_ELLIPSOID,       // size: semi-axes
+  grnSHAPE_GRID,            // sampled signed distance grid (grid: index from grn_add_grid)
+  grnSHAPE_BOXINSIDE,       // inside of a box (a container): grains kept within the half-extents
+  grnNSHAPE
+} grnShapeType;
+
+typedef struct grnShape_ {
+  int type;                 // grnShapeType
+  float size[3];            // dimensions as above [m]
+  float pos[3];             // shape frame origin in world at the start of the step
+  float mat[9];             // shape frame orientation in world, row-major
+  float com[3];             // body centre of mass in world at the start of the step
+  float linvel[3];          // body linear velocity at com [m/s]
+  float angvel[3];          // body angular velocity in world [rad/s]
+  float friction;           // coulomb coefficient between grains and this shape
+  float rbound;             // radius of a sphere about pos enclosing the shape; 0: unbounded
+  int body;                 // wrench slot in [0, max_bodies); -1: static, no wrench
+  int grid;                 // sdf grid index for grnSHAPE_GRID, else -1
+} grnShape;
+
+// A regular grid of signed distances in the shape frame, sampled at nodes
+// origin + (i, j, k) * cell, i < nx, j < ny, k < nz; values are (nz x ny x nx), x fastest.
+typedef struct grnGrid_ {
+  int nx, ny, nz;           // node counts
+  float origin[3];          // position of node (0, 0, 0) in the shape frame [m]
+  float cell;               // node spacing [m]
+  const float* values;      // signed distances, negative inside (nx*ny*nz)
+} grnGrid;
+
+//---------------------------------- solver --------------------------------------------------------
+
+typedef struct grnSolver_ grnSolver;
+
+// Create a solver; *out is NULL on failure. backend AUTO picks cuda when usable, else cpu.
+grnStatus grn_create(const grnParams* params, grnBackend backend, grnSolver** out);
+
+// Free a solver and everything it owns; NULL is allowed.
+void grn_destroy(grnSolver* solver);
+
+// Backend actually in use (never AUTO).
+grnBackend grn_backend(const grnSolver* solver);
+
+// Parameters the solver was created with.
+const grnParams* grn_params(const grnSolver* solver);
+
+// Mass of one grain [kg].
+float grn_grain_mass(const grnSolver* solver);
+
+// Replace all grains: n <= capacity; pos, vel are (n x 3); vel may be NULL (at rest).
+grnStatus grn_set_grains(grnSolver* solver, int n, const float* pos, const float* vel);
+
+// Number of grains.
+int grn_count(const grnSolver* solver);
+
+// Copy grain positions and/or velocities (n x 3) out; either pointer may be NULL.
+grnStatus grn_get_grains(const grnSolver* solver, float* pos, float* vel);
+
+// Copy a signed distance grid into the solver; its index is written to *id.
+grnStatus grn_add_grid(grnSolver* solver, const grnGrid* grid, int* id);
+
+// Replace the shape list (n <= max_shapes) with poses and velocities at the start of a step.
+grnStatus grn_set_shapes(grnSolver* solver, int n, const grnShape* shapes);
+
+// Advance nsub substeps of params.dt; shapes move at their velocities from their set pose.
+// Afterwards grn_get_wrenches gives each body's average force and torque over the advance.
+grnStatus grn_advance(grnSolver* solver, int nsub);
+
+// Average force and torque (about the body com at the end) on each body over the last advance,
+// (max_bodies x 6): force[3], torque[3] in world frame [N, N m].
+grnStatus grn_get_wrenches(const grnSolver* solver, double* wrench);
+
+// Pairs of grains (i < j) closer than contact distance, found with the spatial hash at the
+// current positions; writes up to max pairs (max x 2) and the total count to *npairs.
+grnStatus grn_find_pairs(grnSolver* solver, int* pairs, int max, int* npairs);
+
+// Bytes of memory held by the solver (host, plus device for gpu backends).
+size_t grn_memory_bytes(const grnSolver* solver);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // MJGRANULAR_GRANULAR_H_

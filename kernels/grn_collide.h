@@ -1,0 +1,102 @@
+// narrowphase: the contacts of one grain, against other grains through the spatial hash and
+// against the shapes through their signed distance functions.
+#ifndef MJGRANULAR_GRN_COLLIDE_H_
+#define MJGRANULAR_GRN_COLLIDE_H_
+
+#include "grn_data.h"
+#include "grn_hash.h"
+
+// cell of grain i, stored for the hash build and the neighbour walk
+GRN_HD void grn_compute_cell(const grnData* d, const grnConsts* c, int i) {
+  const float* p = d->pos + 3 * i;
+  d->cell[3 * i + 0] = grn_cell_coord(p[0], c->inv_cell);
+  d->cell[3 * i + 1] = grn_cell_coord(p[1], c->inv_cell);
+  d->cell[3 * i + 2] = grn_cell_coord(p[2], c->inv_cell);
+}
+
+// bucket of grain i's cell
+GRN_HD unsigned grn_grain_bucket(const grnData* d, int i) {
+  const int* ci = d->cell + 3 * i;
+  return grn_hash_cell(ci[0], ci[1], ci[2], d->hash_size);
+}
+
+// grains closer than the cutoff to grain i: walk the 27 neighbouring cells and keep grains whose
+// own cell is the visited one (so hash collisions never give duplicates). the first max found go
+// to out[0], out[stride], ... sorted by index, so results do not depend on the order the hash
+// lists were built in; returns how many there are in all
+GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, int i, int* out,
+                               size_t stride, int max) {
+  grnVec3 xi = grn_load3(d->pos + 3 * i);
+  const int* ci = d->cell + 3 * i;
+  float cut2 = c->cutoff * c->cutoff;
+  int count = 0;
+  for (int dz = -1; dz <= 1; dz++) {
+    for (int dy = -1; dy <= 1; dy++) {
+      for (int dx = -1; dx <= 1; dx++) {
+        int cx = ci[0] + dx, cy = ci[1] + dy, cz = ci[2] + dz;
+        for (int j = d->head[grn_hash_cell(cx, cy, cz, d->hash_size)]; j >= 0; j = d->next[j]) {
+          const int* cj = d->cell + 3 * j;
+          if (j == i || cj[0] != cx || cj[1] != cy || cj[2] != cz) continue;
+          grnVec3 r = grn_sub(xi, grn_load3(d->pos + 3 * j));
+          if (grn_dot(r, r) >= cut2) continue;
+          if (count < max) {
+            // insertion by index
+            int k = count;
+            while (k > 0 && out[(k - 1) * stride] > j) {
+              out[k * stride] = out[(k - 1) * stride];
+              k--;
+            }
+            out[k * stride] = j;
+          }
+          count++;
+        }
+      }
+    }
+  }
+  return count;
+}
+
+// grain-grain contacts of grain i into its contact slots, impulses cleared
+GRN_HD void grn_collide_grains(const grnData* d, const grnConsts* c, int i) {
+  int cap = d->cap;
+  int found = grn_grain_neighbors(d, c, i, d->pair + i, (size_t)cap, GRN_MAX_PAIRS);
+  int count = found < GRN_MAX_PAIRS ? found : GRN_MAX_PAIRS;
+  for (int k = 0; k < count; k++) grn_store3(d->pair_imp + 3 * GRN_SLOT(k, i, cap), grn_v3(0, 0, 0));
+  d->npair[i] = count;
+  if (found > count) d->overflow[0] = 1;
+}
+
+// velocity of a shape's body at a world point
+GRN_HD grnVec3 grn_shape_point_velocity(const grnShape* s, grnVec3 p) {
+  grnVec3 w = grn_load3(s->angvel);
+  return grn_add(grn_load3(s->linvel), grn_cross(w, grn_sub(p, grn_load3(s->com))));
+}
+
+// grain-shape contacts of grain i, for every shape closer than the speculative margin
+GRN_HD void grn_collide_shapes(const grnData* d, const grnConsts* c, int i) {
+  grnVec3 x = grn_load3(d->pos + 3 * i);
+  int count = 0, cap = d->cap;
+  for (int s = 0; s < d->nshapes; s++) {
+    const grnShape* sh = d->shapes + s;
+    grnVec3 rel = grn_sub(x, grn_load3(sh->pos));
+    float reach = sh->rbound + c->radius + c->shape_margin;
+    if (sh->rbound > 0 && grn_dot(rel, rel) > reach * reach) continue;
+    grnVec3 grad;
+    float dist = grn_sdf_shape(sh, d->grids, grn_mulmat_t(sh->mat, rel), &grad) - c->radius;
+    if (dist >= c->shape_margin) continue;
+    if (count == GRN_MAX_SHAPE_CONTACTS) { d->overflow[0] = 1; continue; }
+    size_t slot = GRN_SLOT(count, i, cap);
+    grnVec3 nrm = grn_mulmat(sh->mat, grad);
+    grnVec3 point = grn_sub(x, grn_scale(nrm, c->radius));
+    d->sc_shape[slot] = s;
+    grn_store3(d->sc_normal + 3 * slot, nrm);
+    d->sc_depth[slot] = -dist;
+    grn_store3(d->sc_vel + 3 * slot, grn_shape_point_velocity(sh, point));
+    grn_store3(d->sc_imp + 3 * slot, grn_v3(0, 0, 0));
+    count++;
+  }
+  d->nshape[i] = count;
+  d->ncontact[i] = count + d->npair[i];
+}
+
+#endif  // MJGRANULAR_GRN_COLLIDE_H_

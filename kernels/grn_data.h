@@ -1,0 +1,56 @@
+// the solver's structure-of-arrays state and per-substep constants, laid out the same on every
+// backend; the pointers refer to host memory (cpu) or device memory (cuda).
+#ifndef MJGRANULAR_GRN_DATA_H_
+#define MJGRANULAR_GRN_DATA_H_
+
+#include "granular.h"
+#include "grn_sdf.h"
+
+#define GRN_MAX_PAIRS 16          // grain-grain contact slots per grain
+#define GRN_MAX_SHAPE_CONTACTS 4  // grain-shape contact slots per grain
+
+// contact slots are slot-major: slot k of grain i lives at k * cap + i (coalesced on gpus)
+#define GRN_SLOT(k, i, cap) ((size_t)(k) * (size_t)(cap) + (size_t)(i))
+
+typedef struct grnData_ {
+  int n;                      // grains in use
+  int cap;                    // grain capacity
+  unsigned hash_size;         // buckets in the spatial hash
+  float* pos;                 // positions                                    (cap x 3)
+  float* vel;                 // velocities                                   (cap x 3)
+  float* vpred;               // velocity after external forces this substep  (cap x 3)
+  float* dv;                  // contact velocity change, last iterate        (cap x 3)
+  float* dv_next;             // contact velocity change, next iterate        (cap x 3)
+  int* cell;                  // integer cell of each grain                   (cap x 3)
+  int* head;                  // first grain in each hash bucket, -1: empty   (hash_size)
+  int* next;                  // next grain in the same bucket, -1: end       (cap)
+  int* ncontact;              // grain + shape contacts of each grain         (cap)
+  int* npair;                 // grain-grain contacts of each grain           (cap)
+  int* pair;                  // partner grain of each contact slot           (MAX_PAIRS x cap)
+  float* pair_imp;            // accumulated velocity impulse on the grain    (MAX_PAIRS x cap x 3)
+  int* nshape;                // grain-shape contacts of each grain           (cap)
+  int* sc_shape;              // shape index of each shape contact            (MAX_SC x cap)
+  float* sc_normal;           // unit normal, from shape toward grain         (MAX_SC x cap x 3)
+  float* sc_depth;            // penetration (> 0) or gap (< 0)               (MAX_SC x cap)
+  float* sc_vel;              // shape velocity at the contact point          (MAX_SC x cap x 3)
+  float* sc_imp;              // accumulated velocity impulse on the grain    (MAX_SC x cap x 3)
+  int* overflow;              // contacts dropped for lack of slots           (1)
+  int* nonfinite;             // set when a grain became nan or infinite      (1)
+  const grnShape* shapes;     // shapes at this substep's pose                (nshapes)
+  int nshapes;                // number of shapes
+  const grnGridView* grids;   // sdf grids                                    (ngrids)
+} grnData;
+
+// per-substep constants derived from the params
+typedef struct grnConsts_ {
+  float dt;                   // substep [s]
+  float radius;               // grain radius [m]
+  float cutoff;               // grain-grain contact distance: 2 r + margin [m]
+  float shape_margin;         // grain-shape speculative distance [m]
+  float inv_cell;             // 1 / hash cell size (cell = cutoff)
+  float friction;             // grain-grain coulomb coefficient
+  float baumgarte;            // fraction of penetration removed per substep
+  float gravity[3];           // [m/s^2]
+} grnConsts;
+
+#endif  // MJGRANULAR_GRN_DATA_H_

@@ -1,0 +1,35 @@
+// external forces and symplectic euler integration of one grain.
+#ifndef MJGRANULAR_GRN_INTEGRATE_H_
+#define MJGRANULAR_GRN_INTEGRATE_H_
+
+#include "grn_data.h"
+
+// velocity before contacts: v + g dt; clears the contact velocity change
+GRN_HD void grn_predict_grain(const grnData* d, const grnConsts* c, int i) {
+  grnVec3 v = grn_load3(d->vel + 3 * i);
+  grn_store3(d->vpred + 3 * i, grn_add(v, grn_scale(grn_load3(c->gravity), c->dt)));
+  grn_store3(d->dv + 3 * i, grn_v3(0, 0, 0));
+}
+
+// symplectic euler: velocity first, then position with the new velocity; flags nan / inf
+GRN_HD void grn_integrate_grain(const grnData* d, const grnConsts* c, int i) {
+  grnVec3 v = grn_add(grn_load3(d->vpred + 3 * i), grn_load3(d->dv + 3 * i));
+  grnVec3 x = grn_add(grn_load3(d->pos + 3 * i), grn_scale(v, c->dt));
+  if (!grn_isfinite3(x) || !grn_isfinite3(v)) d->nonfinite[0] = 1;
+  grn_store3(d->vel + 3 * i, v);
+  grn_store3(d->pos + 3 * i, x);
+}
+
+// force and torque (about the body com) that grain i's shape contact in slot k puts on the body,
+// from the grain's impulse lam (velocity units) over time dt; grain mass m
+GRN_HD void grn_shape_contact_wrench(const grnData* d, const grnConsts* c, int i, int k, float m,
+                                     grnVec3* force, grnVec3* torque) {
+  size_t slot = GRN_SLOT(k, i, d->cap);
+  const grnShape* sh = d->shapes + d->sc_shape[slot];
+  grnVec3 n = grn_load3(d->sc_normal + 3 * slot);
+  grnVec3 point = grn_sub(grn_load3(d->pos + 3 * i), grn_scale(n, c->radius));
+  *force = grn_scale(grn_load3(d->sc_imp + 3 * slot), -m / c->dt);
+  *torque = grn_cross(grn_sub(point, grn_load3(sh->com)), *force);
+}
+
+#endif  // MJGRANULAR_GRN_INTEGRATE_H_

@@ -1,0 +1,41 @@
+// kinematic drivers: a shape's pose after moving rigidly with its body's velocity.
+#include <math.h>
+#include <string.h>
+
+#include "grn_solver.h"
+
+// rotation matrix (row-major) of the rotation vector w * tau (rodrigues)
+static void rotation_of(const float* w, float tau, float* r) {
+  float ax = w[0] * tau, ay = w[1] * tau, az = w[2] * tau;
+  float th = sqrtf(ax * ax + ay * ay + az * az);
+  if (th < 1e-12f) {
+    const float id[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    memcpy(r, id, sizeof(id));
+    return;
+  }
+  float x = ax / th, y = ay / th, z = az / th, c = cosf(th), s = sinf(th), t = 1 - c;
+  r[0] = t * x * x + c;     r[1] = t * x * y - s * z; r[2] = t * x * z + s * y;
+  r[3] = t * x * y + s * z; r[4] = t * y * y + c;     r[5] = t * y * z - s * x;
+  r[6] = t * x * z - s * y; r[7] = t * y * z + s * x; r[8] = t * z * z + c;
+}
+
+void grn_shape_at(const grnShape* s, float tau, grnShape* out) {
+  *out = *s;
+  if (tau == 0) return;
+  float r[9];
+  rotation_of(s->angvel, tau, r);
+  // com translates at linvel; the frame turns about the com
+  float rel[3], com[3];
+  for (int i = 0; i < 3; i++) {
+    com[i] = s->com[i] + s->linvel[i] * tau;
+    rel[i] = s->pos[i] - s->com[i];
+  }
+  for (int i = 0; i < 3; i++) {
+    out->com[i] = com[i];
+    out->pos[i] = com[i] + r[3 * i] * rel[0] + r[3 * i + 1] * rel[1] + r[3 * i + 2] * rel[2];
+    for (int j = 0; j < 3; j++) {
+      out->mat[3 * i + j] = r[3 * i] * s->mat[j] + r[3 * i + 1] * s->mat[3 + j] +
+                            r[3 * i + 2] * s->mat[6 + j];
+    }
+  }
+}

@@ -1,0 +1,48 @@
+// the solver object behind the opaque handle, and the interface every backend implements.
+#ifndef MJGRANULAR_GRN_SOLVER_H_
+#define MJGRANULAR_GRN_SOLVER_H_
+
+#include "grn_data.h"
+
+typedef struct grnBackendOps_ grnBackendOps;
+
+struct grnSolver_ {
+  grnParams params;           // as created
+  grnBackend backend;         // cpu or cuda
+  grnConsts consts;           // derived per-substep constants
+  float grain_mass;           // [kg]
+  int n;                      // grains in use
+  int nshapes;                // shapes in use
+  grnShape* shapes;           // shapes at the start of the step               (max_shapes)
+  grnShape* shapes_now;       // shapes at the current substep's pose          (max_shapes)
+  int ngrids;                 // sdf grids added
+  int grid_cap;               // capacity of grids
+  grnGridView* grids;         // host copies of the grids (values owned)       (grid_cap)
+  double* wrench_sum;         // force, torque summed over substeps            (max_bodies x 6)
+  double* wrench;             // average over the last advance                 (max_bodies x 6)
+  const grnBackendOps* ops;   // backend functions
+  void* impl;                 // backend state
+};
+
+// what a backend provides; each returns a status and never exits
+struct grnBackendOps_ {
+  grnStatus (*create)(grnSolver* s);
+  void (*destroy)(grnSolver* s);
+  grnStatus (*set_grains)(grnSolver* s, int n, const float* pos, const float* vel);
+  grnStatus (*get_grains)(const grnSolver* s, float* pos, float* vel);
+  grnStatus (*add_grid)(grnSolver* s, int id);            // copy s->grids[id] to the backend
+  // one substep with s->shapes_now; adds force and torque sums into s->wrench_sum
+  grnStatus (*substep)(grnSolver* s);
+  grnStatus (*find_pairs)(grnSolver* s, int* pairs, int max, int* npairs);
+  size_t (*memory_bytes)(const grnSolver* s);
+};
+
+// backends compiled into this build (cuda ops are NULL without nvcc); usable() says why not
+extern const grnBackendOps grn_cpu_ops;
+const grnBackendOps* grn_cuda_backend(void);
+grnStatus grn_cuda_usable(void);
+
+// shape s moved rigidly with its body's velocity for time tau from its start-of-step pose
+void grn_shape_at(const grnShape* s, float tau, grnShape* out);
+
+#endif  // MJGRANULAR_GRN_SOLVER_H_
