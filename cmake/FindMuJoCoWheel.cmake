@@ -30,8 +30,10 @@ if(NOT MUJOCO_INCLUDE_DIR OR NOT MUJOCO_LIBRARY)
 endif()
 message(STATUS "mujoco: ${MUJOCO_LIBRARY} (pinned ${MJGRANULAR_MUJOCO_VERSION})")
 
+# linked by absolute path (IMPORTED_NO_SONAME would make cmake pass -lmujoco, which finds nothing:
+# the wheel has no unversioned symlink); dependents record the library's own soname
+# (libmujoco.so.X.Y.Z), so a process that already loaded the wheel's libmujoco shares it
 add_library(mujoco SHARED IMPORTED GLOBAL)
 set_target_properties(mujoco PROPERTIES
   IMPORTED_LOCATION "${MUJOCO_LIBRARY}"
-  IMPORTED_NO_SONAME TRUE
   INTERFACE_INCLUDE_DIRECTORIES "${MUJOCO_INCLUDE_DIR}")
