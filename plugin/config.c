@@ -1,0 +1,273 @@
+// configuration of an mjgranular.terrain instance: one table of attributes with defaults, units
+// and ranges; strict parsing (a number must be the whole value, a box exactly six numbers); then
+// the checks that involve several keys.
+#include "config.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bed.h"
+
+//---------------------------------- attribute table -----------------------------------------------
+
+typedef enum mjgKind_ {
+  mjgREAL = 0,              // one finite number                                 (double)
+  mjgINT,                   // one integer                                       (int)
+  mjgLONG,                  // one integer                                       (long long)
+  mjgBOX,                   // six finite numbers lo[3] hi[3], hi > lo           (double[6])
+  mjgBACKEND,               // auto | cpu | cuda                                 (grnBackend)
+} mjgKind;
+
+typedef struct mjgAttr_ {
+  const char* name;         // config key
+  mjgKind kind;             // value type
+  const char* def;          // default value; NULL: optional (has_offset says whether given)
+  const char* unit;         // unit for messages, "" when dimensionless
+  double lo, hi;            // allowed range of a number
+  int lo_open;              // 1: lo itself is excluded
+  size_t offset;            // field in mjgConfig
+  ptrdiff_t has_offset;     // int flag in mjgConfig set when given; -1: none
+} mjgAttr;
+
+#define OFF(f) offsetof(mjgConfig, f)
+
+// the table: every key the plugin accepts, its default, unit and range
+static const mjgAttr kAttr[] = {
+  {"fill",       mjgBOX,     NULL,   "m",      0,    0,         0, OFF(fill),       OFF(has_fill)},
+  {"count",      mjgINT,     NULL,   "",       1,    1 << 28,   0, OFF(count),      -1},
+  {"radius",     mjgREAL,    "0.005", "m",     0,    1e3,       1, OFF(radius),     -1},
+  {"density",    mjgREAL,    "2500", "kg/m^3", 0,    1e6,       1, OFF(density),    -1},
+  {"friction",   mjgREAL,    "0.5",  "",       0,    1e3,       0, OFF(friction),   -1},
+  {"timestep",   mjgREAL,    "5e-4", "s",      0,    1,         1, OFF(timestep),   -1},
+  {"iterations", mjgINT,     "10",   "",       1,    10000,     0, OFF(iterations), -1},
+  {"baumgarte",  mjgREAL,    "0.2",  "",       0,    1,         0, OFF(baumgarte),  -1},
+  {"domain",     mjgBOX,     NULL,   "m",      0,    0,         0, OFF(domain),     OFF(has_domain)},
+  {"seed",       mjgLONG,    "0",    "",       0,    4.5e15,    0, OFF(seed),       -1},
+  {"backend",    mjgBACKEND, "auto", "",       0,    0,         0, OFF(backend),    -1},
+};
+
+#undef OFF
+
+#define NATTR ((int)(sizeof(kAttr) / sizeof(kAttr[0])))
+
+int mjg_config_nattribute(void) { return NATTR; }
+
+const char* mjg_config_name(int i) { return (i >= 0 && i < NATTR) ? kAttr[i].name : NULL; }
+
+//---------------------------------- strict parsing ------------------------------------------------
+
+// 1 if s holds only white space
+static int blank(const char* s) {
+  while (*s && isspace((unsigned char)*s)) s++;
+  return *s == 0;
+}
+
+// one finite number that is the whole string (surrounding white space allowed)
+static int parse_real(const char* s, double* out) {
+  char* end;
+  if (blank(s)) return 0;
+  double v = strtod(s, &end);
+  if (end == s || !blank(end) || !isfinite(v)) return 0;
+  *out = v;
+  return 1;
+}
+
+// one decimal integer that is the whole string
+static int parse_long(const char* s, long long* out) {
+  char* end;
+  if (blank(s)) return 0;
+  long long v = strtoll(s, &end, 10);
+  if (end == s || !blank(end)) return 0;
+  *out = v;
+  return 1;
+}
+
+// s without surrounding white space into out; 0 if it does not fit
+static int trim_copy(const char* s, char* out, int size) {
+  while (*s && isspace((unsigned char)*s)) s++;
+  int n = (int)strlen(s);
+  while (n > 0 && isspace((unsigned char)s[n - 1])) n--;
+  if (n >= size) return 0;
+  memcpy(out, s, n);
+  out[n] = 0;
+  return 1;
+}
+
+// exactly n finite numbers separated by white space
+static int parse_vec(const char* s, double* out, int n) {
+  const char* p = s;
+  for (int i = 0; i < n; i++) {
+    char* end;
+    while (*p && isspace((unsigned char)*p)) p++;
+    if (!*p) return 0;
+    double v = strtod(p, &end);
+    if (end == p || !isfinite(v)) return 0;
+    if (*end && !isspace((unsigned char)*end)) return 0;
+    out[i] = v;
+    p = end;
+  }
+  return blank(p);
+}
+
+// write "<plugin>: config key '<key>' = '<value>': <why>" into msg (value NULL: not given);
+// returns -1
+static int refuse(char* msg, int size, const char* key, const char* value, const char* why) {
+  if (msg && size > 0 && value) {
+    snprintf(msg, size, MJG_PLUGIN_NAME ": config key '%s' = '%s': %s", key, value, why);
+  } else if (msg && size > 0) {
+    snprintf(msg, size, MJG_PLUGIN_NAME ": config key '%s' %s", key, why);
+  }
+  return -1;
+}
+
+// range text such as "must be > 0 [m]" or "must be in [1, 10000]"
+static void range_text(const mjgAttr* a, char* buf, int size) {
+  char unit[32] = "";
+  if (a->unit[0]) snprintf(unit, sizeof(unit), " [%s]", a->unit);
+  if (a->kind == mjgREAL && a->lo_open) {
+    snprintf(buf, size, "must be a number > %g and <= %g%s", a->lo, a->hi, unit);
+  } else if (a->kind == mjgREAL) {
+    snprintf(buf, size, "must be a number in [%g, %g]%s", a->lo, a->hi, unit);
+  } else {
+    snprintf(buf, size, "must be an integer in [%.0f, %.0f]%s", a->lo, a->hi, unit);
+  }
+}
+
+// parse value into the field of cfg described by a; -1 with a message on failure
+static int parse_attr(const mjgAttr* a, const char* value, mjgConfig* cfg, char* msg, int size) {
+  char* field = (char*)cfg + a->offset;
+  char why[128];
+  switch (a->kind) {
+    case mjgREAL: {
+      double v;
+      range_text(a, why, sizeof(why));
+      if (!parse_real(value, &v)) return refuse(msg, size, a->name, value, why);
+      if (v < a->lo || (a->lo_open && v == a->lo) || v > a->hi) {
+        return refuse(msg, size, a->name, value, why);
+      }
+      *(double*)field = v;
+      return 0;
+    }
+    case mjgINT:
+    case mjgLONG: {
+      long long v;
+      range_text(a, why, sizeof(why));
+      if (!parse_long(value, &v) || v < a->lo || v > a->hi) {
+        return refuse(msg, size, a->name, value, why);
+      }
+      if (a->kind == mjgINT) {
+        *(int*)field = (int)v;
+      } else {
+        *(long long*)field = v;
+      }
+      return 0;
+    }
+    case mjgBOX: {
+      double* box = (double*)field;
+      if (!parse_vec(value, box, 6)) {
+        return refuse(msg, size, a->name, value,
+                      "must be 6 numbers: xlo ylo zlo xhi yhi zhi [m]");
+      }
+      for (int i = 0; i < 3; i++) {
+        if (!(box[3 + i] > box[i])) {
+          return refuse(msg, size, a->name, value,
+                        "empty box: each of xhi yhi zhi must exceed xlo ylo zlo");
+        }
+      }
+      return 0;
+    }
+    case mjgBACKEND: {
+      char word[16];
+      if (trim_copy(value, word, sizeof(word))) {
+        if (!strcmp(word, "auto")) { *(grnBackend*)field = grnBACKEND_AUTO; return 0; }
+        if (!strcmp(word, "cpu")) { *(grnBackend*)field = grnBACKEND_CPU; return 0; }
+        if (!strcmp(word, "cuda")) { *(grnBackend*)field = grnBACKEND_CUDA; return 0; }
+      }
+      return refuse(msg, size, a->name, value, "must be one of auto, cpu, cuda");
+    }
+  }
+  return refuse(msg, size, a->name, value, "unknown attribute kind");
+}
+
+//---------------------------------- reading a config ----------------------------------------------
+
+// the config value of key, or NULL when not given (an empty value counts as not given)
+static const char* config_value(const mjModel* m, int instance, const char* key) {
+  const char* v = mj_getPluginConfig(m, instance, key);
+  return (v && !blank(v)) ? v : NULL;
+}
+
+int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, int size) {
+  memset(cfg, 0, sizeof(*cfg));
+  if (msg && size > 0) msg[0] = 0;
+
+  // every key: given value, else default, parsed by the same strict rules
+  for (int i = 0; i < NATTR; i++) {
+    const mjgAttr* a = kAttr + i;
+    const char* value = config_value(m, instance, a->name);
+    if (!value) value = a->def;
+    if (!value) continue;
+    if (parse_attr(a, value, cfg, msg, size)) return -1;
+    if (a->has_offset >= 0) *(int*)((char*)cfg + a->has_offset) = 1;
+  }
+  int count_given = config_value(m, instance, "count") != NULL;
+  const char* fill_text = config_value(m, instance, "fill");
+
+  // a bed needs a fill box, or at least a capacity
+  if (!cfg->has_fill && !count_given) {
+    return refuse(msg, size, "fill", NULL,
+                  "is missing: give the box to fill with grains (or 'count' for an empty bed)");
+  }
+
+  // the fill box must hold at least one grain, and no more than count allows
+  if (cfg->has_fill) {
+    long long need = mjg_bed_count(cfg->fill, cfg->radius, NULL);
+    char why[256];
+    if (need <= 0) {
+      snprintf(why, sizeof(why), "box is thinner than one grain (diameter %g m) on some axis",
+               2 * cfg->radius);
+      return refuse(msg, size, "fill", fill_text, why);
+    }
+    if (need > (1 << 28)) {
+      snprintf(why, sizeof(why), "box needs %lld grains of radius %g m, more than the limit %d",
+               need, cfg->radius, 1 << 28);
+      return refuse(msg, size, "fill", fill_text, why);
+    }
+    if (count_given && need > cfg->count) {
+      snprintf(why, sizeof(why), "box needs %lld grains of radius %g m, more than key 'count' = "
+               "'%d' allows", need, cfg->radius, cfg->count);
+      return refuse(msg, size, "fill", fill_text, why);
+    }
+    if (!count_given) cfg->count = (int)need;
+  }
+
+  // the fill box lies inside the domain
+  if (cfg->has_fill && cfg->has_domain) {
+    for (int i = 0; i < 3; i++) {
+      if (cfg->fill[i] < cfg->domain[i] || cfg->fill[3 + i] > cfg->domain[3 + i]) {
+        return refuse(msg, size, "fill", fill_text,
+                      "box must lie inside the box of key 'domain'");
+      }
+    }
+  }
+  return 0;
+}
+
+void mjg_config_params(const mjgConfig* cfg, double dt, const mjtNum gravity[3], int nbody,
+                       int max_shapes, grnParams* p) {
+  grn_default_params(p);
+  p->capacity = cfg->count;
+  p->radius = (float)cfg->radius;
+  p->density = (float)cfg->density;
+  p->friction = (float)cfg->friction;
+  p->dt = (float)dt;
+  p->iterations = cfg->iterations;
+  p->baumgarte = (float)cfg->baumgarte;
+  for (int i = 0; i < 3; i++) p->gravity[i] = (float)gravity[i];
+  p->max_shapes = max_shapes;
+  p->max_bodies = nbody;
+}

@@ -1,0 +1,44 @@
+// configuration of an mjgranular.terrain instance: the attribute table (names, defaults, units,
+// ranges) and strict parsing of the MJCF <config> values.
+#ifndef MJGRANULAR_PLUGIN_CONFIG_H_
+#define MJGRANULAR_PLUGIN_CONFIG_H_
+
+#include <mujoco/mujoco.h>
+
+#include "granular.h"
+
+#define MJG_PLUGIN_NAME "mjgranular.terrain"
+#define MJG_MSG_SIZE 512          // size of error message buffers
+
+// parsed and checked configuration of one plugin instance
+typedef struct mjgConfig_ {
+  int has_fill;             // 1: fill was given
+  double fill[6];           // box filled with grains at reset: lo[3], hi[3]           [m]
+  int count;                // grain capacity (>= grains in the fill box)
+  double radius;            // grain radius                                            [m]
+  double density;           // grain density                                           [kg/m^3]
+  double friction;          // coulomb coefficient between grains
+  double timestep;          // granular substep, at most                               [s]
+  int iterations;           // projected jacobi iterations per substep
+  double baumgarte;         // fraction of penetration removed per substep
+  int has_domain;           // 1: domain was given
+  double domain[6];         // container box keeping the grains in: lo[3], hi[3]      [m]
+  long long seed;           // seed of the initial bed's jitter
+  grnBackend backend;       // auto, cpu or cuda
+} mjgConfig;
+
+// Number of config attributes.
+int mjg_config_nattribute(void);
+
+// Name of config attribute i in table order (for plugin registration); NULL when out of range.
+const char* mjg_config_name(int i);
+
+// Read and check the config of plugin instance `instance`. On failure return -1 and write a
+// message naming the key and its value into msg; on success return 0.
+int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, int msg_size);
+
+// Solver parameters for a config, a substep dt [s], gravity and a number of bodies.
+void mjg_config_params(const mjgConfig* cfg, double dt, const mjtNum gravity[3], int nbody,
+                       int max_shapes, grnParams* params);
+
+#endif  // MJGRANULAR_PLUGIN_CONFIG_H_

@@ -1,0 +1,28 @@
+// registers the mjgranular.terrain plugin with MuJoCo when libmjgranular.so is loaded.
+#include <mujoco/mujoco.h>
+
+#include "config.h"
+#include "terrain.h"
+
+mjPLUGIN_LIB_INIT(mjgranular) {
+  // attribute names from the config table
+  static const char* attributes[64];
+  int nattribute = mjg_config_nattribute();
+  if (nattribute > 64) nattribute = 64;
+  for (int i = 0; i < nattribute; i++) attributes[i] = mjg_config_name(i);
+
+  mjpPlugin plugin;
+  mjp_defaultPlugin(&plugin);
+  plugin.name = MJG_PLUGIN_NAME;
+  plugin.capabilityflags = mjPLUGIN_PASSIVE;
+  plugin.nattribute = nattribute;
+  plugin.attributes = attributes;
+  plugin.nstate = mjg_terrain_nstate;
+  plugin.init = mjg_terrain_init;
+  plugin.destroy = mjg_terrain_destroy;
+  plugin.reset = mjg_terrain_reset;
+  plugin.compute = mjg_terrain_compute;
+  plugin.advance = mjg_terrain_advance;
+  plugin.visualize = mjg_terrain_visualize;
+  mjp_registerPlugin(&plugin);
+}

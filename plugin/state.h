@@ -1,0 +1,51 @@
+// layout of an mjgranular.terrain instance's plugin_state: everything a step needs to continue,
+// so that mj_copyData, mj_getState / mj_setState (mjSTATE_PLUGIN) and rollouts carry the grains.
+//
+//   offset                    size        content
+//   0                         1           grain count n (0 <= n <= capacity)
+//   1                         1           stamp: reserved for the gpu upload skip (0 on the cpu)
+//   2                         1           layout version (MJG_STATE_VERSION)
+//   3                         1           reserved (0)
+//   MJG_STATE_HEADER          cap x 3     grain positions, world frame [m]
+//   .. + 3 cap                cap x 3     grain velocities, world frame [m/s]
+//   .. + 6 cap                nbody x 6   per body: granular force [N] and torque [N m] averaged
+//                                         over the last step, world frame, torque about the body's
+//                                         centre of mass (d->xipos); applied by compute
+//
+// Grain values are floats widened to mjtNum: the solver works in float, so a state written back
+// by advance converts to the solver and back without loss. Only the first n grains are in use.
+#ifndef MJGRANULAR_PLUGIN_STATE_H_
+#define MJGRANULAR_PLUGIN_STATE_H_
+
+#include <mujoco/mujoco.h>
+
+#define MJG_STATE_HEADER 4        // mjtNums before the grain arrays
+#define MJG_STATE_VERSION 1       // bump when the layout changes
+
+// header slots
+#define MJG_STATE_COUNT 0
+#define MJG_STATE_STAMP 1
+#define MJG_STATE_LAYOUT 2
+
+// number of mjtNums of an instance with capacity cap in a model with nbody bodies
+static inline int mjg_state_size(int cap, int nbody) {
+  return MJG_STATE_HEADER + 6 * cap + 6 * nbody;
+}
+
+// grain positions (cap x 3)
+static inline mjtNum* mjg_state_pos(mjtNum* state, int cap) {
+  (void)cap;
+  return state + MJG_STATE_HEADER;
+}
+
+// grain velocities (cap x 3)
+static inline mjtNum* mjg_state_vel(mjtNum* state, int cap) {
+  return state + MJG_STATE_HEADER + 3 * (size_t)cap;
+}
+
+// per-body wrenches (nbody x 6)
+static inline mjtNum* mjg_state_wrench(mjtNum* state, int cap) {
+  return state + MJG_STATE_HEADER + 6 * (size_t)cap;
+}
+
+#endif  // MJGRANULAR_PLUGIN_STATE_H_

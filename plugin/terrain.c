@@ -1,0 +1,251 @@
+// the mjgranular.terrain instance: sizes its plugin_state from the config, owns the solver cache,
+// writes the initial bed at reset, advances the grains once per mj_step, and applies the stored
+// per-body wrenches as passive forces.
+#include "terrain.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bed.h"
+#include "boundaries.h"
+#include "state.h"
+
+//---------------------------------- helpers -------------------------------------------------------
+
+int mjg_terrain_substeps(double step, double timestep) {
+  if (!(step > 0) || !(timestep > 0)) return 1;
+  // a tiny tolerance so that 2e-3 / 5e-4 gives 4, not 5
+  double ratio = step / timestep;
+  double n = ceil(ratio * (1 - 1e-9));
+  if (n < 1) n = 1;
+  if (n > 1e6) n = 1e6;
+  return (int)n;
+}
+
+// this instance's cache and state in d
+static mjgTerrain* terrain_of(const mjData* d, int instance) {
+  return (mjgTerrain*)d->plugin_data[instance];
+}
+
+static mjtNum* state_of(const mjModel* m, mjData* d, int instance) {
+  return d->plugin_state + m->plugin_stateadr[instance];
+}
+
+// gravity the grains feel: the model's, unless gravity is disabled
+static void model_gravity(const mjModel* m, float g[3]) {
+  int off = m->opt.disableflags & mjDSBL_GRAVITY;
+  for (int i = 0; i < 3; i++) g[i] = off ? 0.0f : (float)m->opt.gravity[i];
+}
+
+// make sure the solver matches the model's current timestep and gravity; substeps to *nsub
+static grnStatus ensure_solver(mjgTerrain* t, const mjModel* m, int* nsub) {
+  if (!(m->opt.timestep > 0)) return grnERR_ARG;
+  int ns = mjg_terrain_substeps(m->opt.timestep, t->cfg.timestep);
+  double dt = m->opt.timestep / ns;
+  float g[3];
+  model_gravity(m, g);
+  *nsub = ns;
+  if (t->solver && t->solver_dt == dt && !memcmp(g, t->solver_gravity, sizeof(g))) return grnOK;
+
+  // (re)create: the solver's substep and gravity are fixed at creation
+  grnParams params;
+  mjtNum gravity[3] = {g[0], g[1], g[2]};
+  mjg_config_params(&t->cfg, dt, gravity, t->nbody, t->max_shapes, &params);
+  grnSolver* solver = NULL;
+  grnStatus st = grn_create(&params, t->cfg.backend, &solver);
+  if (st != grnOK) return st;
+  grn_destroy(t->solver);
+  t->solver = solver;
+  t->solver_dt = dt;
+  memcpy(t->solver_gravity, g, sizeof(g));
+  return grnOK;
+}
+
+static void terrain_free(mjgTerrain* t) {
+  if (!t) return;
+  grn_destroy(t->solver);
+  free(t->bed);
+  free(t->shapes);
+  free(t->pos);
+  free(t->vel);
+  free(t->wrench);
+  free(t);
+}
+
+//---------------------------------- callbacks -----------------------------------------------------
+
+int mjg_terrain_nstate(const mjModel* m, int instance) {
+  // a bad config is refused by init (called when the model compiles); size it empty until then
+  mjgConfig cfg;
+  if (mjg_config_read(m, instance, &cfg, NULL, 0)) return mjg_state_size(0, m->nbody);
+  return mjg_state_size(cfg.count, m->nbody);
+}
+
+int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
+  char msg[MJG_MSG_SIZE];
+
+  // config: every bad value is refused here, naming its key
+  mjgConfig cfg;
+  if (mjg_config_read(m, instance, &cfg, msg, sizeof(msg))) {
+    mju_warning("%s", msg);
+    return -1;
+  }
+  if (m->plugin_statenum[instance] != mjg_state_size(cfg.count, m->nbody)) {
+    mju_warning(MJG_PLUGIN_NAME ": plugin_state has %d numbers, the config needs %d",
+                m->plugin_statenum[instance], mjg_state_size(cfg.count, m->nbody));
+    return -1;
+  }
+
+  // caches
+  mjgTerrain* t = (mjgTerrain*)calloc(1, sizeof(mjgTerrain));
+  if (!t) {
+    mju_warning(MJG_PLUGIN_NAME ": out of memory");
+    return -1;
+  }
+  t->cfg = cfg;
+  t->cap = cfg.count;
+  t->nbody = m->nbody;
+  t->max_shapes = m->ngeom + 1;
+  t->bed = (mjtNum*)malloc(3 * (size_t)t->cap * sizeof(mjtNum));
+  t->shapes = (grnShape*)calloc(t->max_shapes, sizeof(grnShape));
+  t->pos = (float*)malloc(3 * (size_t)t->cap * sizeof(float));
+  t->vel = (float*)malloc(3 * (size_t)t->cap * sizeof(float));
+  t->wrench = (double*)calloc(6 * (size_t)t->nbody, sizeof(double));
+  if (!t->bed || !t->shapes || !t->pos || !t->vel || !t->wrench) {
+    terrain_free(t);
+    mju_warning(MJG_PLUGIN_NAME ": out of memory for %d grains", cfg.count);
+    return -1;
+  }
+
+  // the initial bed, written into plugin_state by every reset
+  t->nbed = mjg_bed_make(&t->cfg, t->bed, NULL);
+
+  // static boundaries: world geoms and the domain
+  int skipped = 0;
+  t->nstatic = mjg_boundaries_static(m, &t->cfg, t->shapes, t->max_shapes, &skipped);
+  if (skipped) {
+    mju_warning(MJG_PLUGIN_NAME ": %d world geom(s) of type mesh, hfield or sdf are not granular "
+                "boundaries yet; grains pass through them", skipped);
+  }
+
+  // the solver; an unusable backend is a config error
+  int nsub;
+  grnStatus st = ensure_solver(t, m, &nsub);
+  if (st != grnOK) {
+    if (st == grnERR_UNAVAILABLE || st == grnERR_NO_DEVICE || st == grnERR_DEVICE) {
+      mju_warning(MJG_PLUGIN_NAME ": config key 'backend' = '%s': %s",
+                  grn_backend_name(t->cfg.backend), grn_status_string(st));
+    } else {
+      mju_warning(MJG_PLUGIN_NAME ": could not create the granular solver: %s",
+                  grn_status_string(st));
+    }
+    terrain_free(t);
+    return -1;
+  }
+
+  d->plugin_data[instance] = (uintptr_t)t;
+  return 0;
+}
+
+void mjg_terrain_destroy(mjData* d, int instance) {
+  terrain_free(terrain_of(d, instance));
+  d->plugin_data[instance] = 0;
+}
+
+void mjg_terrain_reset(const mjModel* m, mjtNum* state, void* data, int instance) {
+  mjgTerrain* t = (mjgTerrain*)data;
+  if (!t) return;
+  t->failing = 0;
+  int size = mjg_state_size(t->cap, t->nbody);
+  mju_zero(state, size);
+
+  // header
+  state[MJG_STATE_COUNT] = t->nbed;
+  state[MJG_STATE_STAMP] = 0;
+  state[MJG_STATE_LAYOUT] = MJG_STATE_VERSION;
+
+  // the initial bed at rest, no wrenches
+  memcpy(mjg_state_pos(state, t->cap), t->bed, 3 * (size_t)t->nbed * sizeof(mjtNum));
+}
+
+void mjg_terrain_compute(const mjModel* m, mjData* d, int instance, int capability_bit) {
+  if (!(capability_bit & mjPLUGIN_PASSIVE)) return;
+  mjgTerrain* t = terrain_of(d, instance);
+  if (!t) return;
+
+  // the wrenches stored by the last advance, applied at each body's centre of mass
+  const mjtNum* wrench = mjg_state_wrench(state_of(m, d, instance), t->cap);
+  for (int b = 1; b < t->nbody; b++) {
+    const mjtNum* w = wrench + 6 * b;
+    if (w[0] == 0 && w[1] == 0 && w[2] == 0 && w[3] == 0 && w[4] == 0 && w[5] == 0) continue;
+    mj_applyFT(m, d, w, w + 3, d->xipos + 3 * b, b, d->qfrc_passive);
+  }
+}
+
+// warn about a failed advance, once per run of consecutive failures
+static void advance_failed(mjgTerrain* t, double time, const char* why, grnStatus st) {
+  if (t->failing) return;
+  t->failing = 1;
+  mju_warning(MJG_PLUGIN_NAME ": %s%s%s at time %g; grains not advanced, state left as is", why,
+              st != grnOK ? ": " : "", st != grnOK ? grn_status_string(st) : "", time);
+}
+
+void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
+  mjgTerrain* t = terrain_of(d, instance);
+  if (!t) return;
+  mjtNum* state = state_of(m, d, instance);
+  mjtNum* pos = mjg_state_pos(state, t->cap);
+  mjtNum* vel = mjg_state_vel(state, t->cap);
+
+  // grain count from the state
+  mjtNum count = state[MJG_STATE_COUNT];
+  if (!(count >= 0 && count <= t->cap && count == floor(count))) {
+    advance_failed(t, d->time, "grain count in plugin_state is out of range", grnOK);
+    return;
+  }
+  int n = (int)count;
+
+  // solver for the current timestep and gravity
+  int nsub;
+  grnStatus st = ensure_solver(t, m, &nsub);
+  if (st != grnOK) {
+    advance_failed(t, d->time, "could not create the granular solver", st);
+    return;
+  }
+
+  // grains from plugin_state into the solver
+  for (int i = 0; i < 3 * n; i++) {
+    t->pos[i] = (float)pos[i];
+    t->vel[i] = (float)vel[i];
+    if (!isfinite(t->pos[i]) || !isfinite(t->vel[i])) {
+      advance_failed(t, d->time, "plugin_state holds a non-finite grain", grnOK);
+      return;
+    }
+  }
+  st = grn_set_grains(t->solver, n, t->pos, t->vel);
+  if (st == grnOK) {
+    // static boundaries (moving bodies join here)
+    st = grn_set_shapes(t->solver, t->nstatic, t->shapes);
+  }
+
+  // substeps over this mj_step
+  if (st == grnOK) st = grn_advance(t->solver, nsub);
+  if (st == grnOK) st = grn_get_grains(t->solver, t->pos, t->vel);
+  if (st == grnOK) st = grn_get_wrenches(t->solver, t->wrench);
+  if (st != grnOK) {
+    advance_failed(t, d->time, "granular solver", st);
+    return;
+  }
+
+  // back into plugin_state: grains and the step's average wrenches
+  for (int i = 0; i < 3 * n; i++) {
+    pos[i] = t->pos[i];
+    vel[i] = t->vel[i];
+  }
+  mjtNum* wrench = mjg_state_wrench(state, t->cap);
+  for (int i = 0; i < 6 * t->nbody; i++) wrench[i] = t->wrench[i];
+  t->failing = 0;
+}

@@ -1,0 +1,44 @@
+// the mjgranular.terrain plugin instance: what lives in plugin_data (caches only) and the plugin
+// callbacks. Everything a step needs to continue is in plugin_state (see state.h).
+#ifndef MJGRANULAR_PLUGIN_TERRAIN_H_
+#define MJGRANULAR_PLUGIN_TERRAIN_H_
+
+#include <mujoco/mujoco.h>
+
+#include "config.h"
+#include "granular.h"
+
+// one instance's caches, rebuildable from the model, the config and plugin_state
+typedef struct mjgTerrain_ {
+  mjgConfig cfg;            // parsed config
+  int cap;                  // grain capacity
+  int nbody;                // bodies in the model: wrench slots
+  int nbed;                 // grains in the initial bed
+  mjtNum* bed;              // initial bed positions                              (nbed x 3)
+  grnSolver* solver;        // solver buffers; recreated when the substep or gravity change
+  double solver_dt;         // substep the solver was made for [s]
+  float solver_gravity[3];  // gravity the solver was made for [m/s^2]
+  int max_shapes;           // capacity of shapes
+  int nstatic;              // static shapes at the front of shapes
+  grnShape* shapes;         // shapes handed to the solver each step              (max_shapes)
+  float* pos;               // grain positions staged for the solver              (cap x 3)
+  float* vel;               // grain velocities staged for the solver             (cap x 3)
+  double* wrench;           // per-body wrenches read from the solver             (nbody x 6)
+  int failing;              // 1 while advance keeps failing (warn once per run of failures)
+  int capped;               // 1 once the scene-budget note was given
+} mjgTerrain;
+
+// Substeps per MuJoCo step for a granular timestep: ceil(step / timestep), at least 1.
+int mjg_terrain_substeps(double step, double timestep);
+
+// plugin callbacks (see mjpPlugin)
+int mjg_terrain_nstate(const mjModel* m, int instance);
+int mjg_terrain_init(const mjModel* m, mjData* d, int instance);
+void mjg_terrain_destroy(mjData* d, int instance);
+void mjg_terrain_reset(const mjModel* m, mjtNum* plugin_state, void* plugin_data, int instance);
+void mjg_terrain_compute(const mjModel* m, mjData* d, int instance, int capability_bit);
+void mjg_terrain_advance(const mjModel* m, mjData* d, int instance);
+void mjg_terrain_visualize(const mjModel* m, mjData* d, const mjvOption* opt, mjvScene* scn,
+                           int instance);
+
+#endif  // MJGRANULAR_PLUGIN_TERRAIN_H_

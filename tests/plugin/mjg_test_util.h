@@ -1,0 +1,134 @@
+// helpers shared by the plugin tests: load libmjgranular.so once, build MJCF strings, load them
+// through a virtual file system, and read the grains out of plugin_state.
+#ifndef MJGRANULAR_TESTS_PLUGIN_MJG_TEST_UTIL_H_
+#define MJGRANULAR_TESTS_PLUGIN_MJG_TEST_UTIL_H_
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <mujoco/mujoco.h>
+
+namespace mjg_test {
+
+// state layout (plugin/state.h): header of 4, positions, velocities, wrenches
+constexpr int kHeader = 4;
+
+// load the plugin library once per process
+inline void LoadPlugin() {
+  static bool loaded = false;
+  if (!loaded) {
+    mj_loadPluginLibrary(MJGRANULAR_PLUGIN_PATH);
+    loaded = true;
+  }
+}
+
+struct ModelDeleter {
+  void operator()(mjModel* m) const { mj_deleteModel(m); }
+};
+struct DataDeleter {
+  void operator()(mjData* d) const { mj_deleteData(d); }
+};
+using ModelPtr = std::unique_ptr<mjModel, ModelDeleter>;
+using DataPtr = std::unique_ptr<mjData, DataDeleter>;
+
+// compile an MJCF string through a virtual file system; the load error goes to *error
+inline ModelPtr LoadXml(const std::string& xml, std::string* error = nullptr) {
+  LoadPlugin();
+  mjVFS vfs;
+  mj_defaultVFS(&vfs);
+  mj_addBufferVFS(&vfs, "model.xml", xml.data(), static_cast<int>(xml.size()));
+  char err[2048] = "";
+  mjModel* m = mj_loadXML("model.xml", &vfs, err, sizeof(err));
+  mj_deleteVFS(&vfs);
+  if (error) *error = err;
+  return ModelPtr(m);
+}
+
+// a terrain instance with the given config keys (key -> value), plus extra world body MJCF
+inline std::string TerrainXml(const std::map<std::string, std::string>& config,
+                              const std::string& world = "",
+                              const std::string& option = "<option timestep=\"0.002\"/>") {
+  std::string xml = "<mujoco>" + option + "<extension><plugin plugin=\"mjgranular.terrain\">"
+                    "<instance name=\"sand\">";
+  for (const auto& [key, value] : config) {
+    xml += "<config key=\"" + key + "\" value=\"" + value + "\"/>";
+  }
+  xml += "</instance></plugin></extension><worldbody><plugin instance=\"sand\"/>" + world +
+         "</worldbody></mujoco>";
+  return xml;
+}
+
+// a floor and four walls around [-h, h]^2, walls of height 2 h
+inline std::string WalledBox(double h) {
+  char buf[1024];
+  double t = 0.01, z = h;
+  std::snprintf(buf, sizeof(buf),
+    "<geom name=\"floor\" type=\"plane\" size=\"1 1 0.1\"/>"
+    "<geom type=\"box\" pos=\"%g 0 %g\" size=\"%g %g %g\"/>"
+    "<geom type=\"box\" pos=\"%g 0 %g\" size=\"%g %g %g\"/>"
+    "<geom type=\"box\" pos=\"0 %g %g\" size=\"%g %g %g\"/>"
+    "<geom type=\"box\" pos=\"0 %g %g\" size=\"%g %g %g\"/>",
+    h + t, z, t, h + 2 * t, z, -h - t, z, t, h + 2 * t, z,
+    h + t, z, h + 2 * t, t, z, -h - t, z, h + 2 * t, t, z);
+  return buf;
+}
+
+// a small bed in a walled box: a few hundred grains of radius 4 mm
+inline std::map<std::string, std::string> SmallBed() {
+  return {{"fill", "-0.04 -0.04 0.005  0.04 0.04 0.04"}, {"radius", "0.004"}};
+}
+
+// views of one instance's plugin_state
+struct Grains {
+  mjtNum* state;
+  int cap;
+  int n() const { return static_cast<int>(state[0]); }
+  mjtNum* pos(int i) const { return state + kHeader + 3 * i; }
+  mjtNum* vel(int i) const { return state + kHeader + 3 * cap + 3 * i; }
+  mjtNum* wrench(int body) const { return state + kHeader + 6 * cap + 6 * body; }
+};
+
+// the grains of instance 0; capacity from the state size
+inline Grains GrainsOf(const mjModel* m, mjData* d) {
+  int size = m->plugin_statenum[0];
+  int cap = (size - kHeader - 6 * m->nbody) / 6;
+  return Grains{d->plugin_state + m->plugin_stateadr[0], cap};
+}
+
+// the instance's plugin_state as a vector
+inline std::vector<mjtNum> StateCopy(const mjModel* m, const mjData* d) {
+  const mjtNum* s = d->plugin_state + m->plugin_stateadr[0];
+  return std::vector<mjtNum>(s, s + m->plugin_statenum[0]);
+}
+
+// mju_user_warning capture for the lifetime of the object
+class WarningCapture {
+ public:
+  WarningCapture() {
+    Messages().clear();
+    previous_ = mju_user_warning;
+    mju_user_warning = [](const char* msg) { Messages().push_back(msg); };
+  }
+  ~WarningCapture() { mju_user_warning = previous_; }
+  static std::vector<std::string>& Messages() {
+    static std::vector<std::string> messages;
+    return messages;
+  }
+  std::string All() const {
+    std::string all;
+    for (const auto& m : Messages()) all += m + "\n";
+    return all;
+  }
+
+ private:
+  void (*previous_)(const char*);
+};
+
+}  // namespace mjg_test
+
+#endif  // MJGRANULAR_TESTS_PLUGIN_MJG_TEST_UTIL_H_

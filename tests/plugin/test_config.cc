@@ -1,0 +1,131 @@
+// plugin/config.c through MuJoCo: every bad config value makes model loading fail with an error
+// that names the key, and good values (defaults, white space, exponents) load.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <mujoco/mujoco.h>
+
+#include "mjg_test_util.h"
+
+namespace {
+
+using mjg_test::LoadXml;
+using mjg_test::TerrainXml;
+
+struct BadValue {
+  const char* key;
+  const char* value;
+  const char* why;
+};
+
+// the small bed with one key replaced
+std::string WithKey(const char* key, const char* value) {
+  auto config = mjg_test::SmallBed();
+  config[key] = value;
+  return TerrainXml(config, mjg_test::WalledBox(0.045));
+}
+
+TEST(Config, BadValuesAreRefusedNamingTheKey) {
+  const std::vector<BadValue> bad = {
+    {"radius", "-0.004", "negative radius"},
+    {"radius", "0", "zero radius"},
+    {"radius", "abc", "non-numeric"},
+    {"radius", "0.004x", "trailing junk"},
+    {"radius", "0.004 0.005", "two numbers"},
+    {"radius", "nan", "not finite"},
+    {"density", "-2500", "negative density"},
+    {"density", "heavy", "non-numeric"},
+    {"friction", "-0.1", "negative friction"},
+    {"timestep", "0", "zero timestep"},
+    {"timestep", "1e-3s", "unit suffix"},
+    {"iterations", "0", "no iterations"},
+    {"iterations", "12.5", "not an integer"},
+    {"baumgarte", "1.5", "above 1"},
+    {"count", "12.5", "not an integer"},
+    {"count", "-5", "negative count"},
+    {"count", "10", "fill larger than count allows"},
+    {"seed", "-1", "negative seed"},
+    {"seed", "0x10", "not decimal"},
+    {"fill", "-0.04 -0.04 0.005 0.04 0.04", "five numbers"},
+    {"fill", "-0.04 -0.04 0.005 0.04 0.04 0.04 1", "seven numbers"},
+    {"fill", "0.04 -0.04 0.005 -0.04 0.04 0.04", "empty box, x"},
+    {"fill", "-0.04 -0.04 0.04 0.04 0.04 0.04", "empty box, z"},
+    {"fill", "-0.04 -0.04 0 0.04 0.04 0.005", "thinner than a grain"},
+    {"fill", "-0.04 -0.04 a 0.04 0.04 0.04", "non-numeric"},
+    {"domain", "0.1 0.1 0.1 0 0 0", "empty domain"},
+    {"domain", "-0.01 -0.01 0 0.01 0.01 0.1", "fill outside the domain"},
+    {"backend", "gpu", "unknown backend"},
+    {"backend", "cpu cuda", "two words"},
+  };
+  for (const BadValue& b : bad) {
+    std::string error;
+    auto m = LoadXml(WithKey(b.key, b.value), &error);
+    EXPECT_FALSE(m) << b.key << "='" << b.value << "' (" << b.why << ") loaded";
+    std::string quoted = std::string("'") + b.key + "'";
+    EXPECT_NE(error.find(quoted), std::string::npos)
+        << b.key << "='" << b.value << "' (" << b.why << "): error does not name the key:\n"
+        << error;
+  }
+}
+
+TEST(Config, MissingFillAndCountIsRefused) {
+  std::string error;
+  auto m = LoadXml(TerrainXml({{"radius", "0.004"}}), &error);
+  EXPECT_FALSE(m);
+  EXPECT_NE(error.find("'fill'"), std::string::npos) << error;
+}
+
+TEST(Config, CudaIsRefusedWhenUnavailable) {
+  // this build may or may not hold a usable cuda backend: either it loads, or the error names
+  // the backend key
+  std::string error;
+  auto m = LoadXml(WithKey("backend", "cuda"), &error);
+  if (!m) {
+    EXPECT_NE(error.find("'backend'"), std::string::npos) << error;
+  } else {
+    GTEST_SKIP() << "a cuda device is available";
+  }
+}
+
+TEST(Config, GoodValuesLoad) {
+  const std::vector<std::pair<const char*, const char*>> good = {
+    {"radius", " 4e-3 "},
+    {"density", "1600"},
+    {"friction", "0"},
+    {"timestep", "0.001"},
+    {"iterations", "20"},
+    {"baumgarte", "1"},
+    {"count", "5000"},
+    {"seed", "12345"},
+    {"fill", " -0.04  -0.04 0.005\t0.04 0.04 0.04 "},
+    {"domain", "-0.045 -0.045 0 0.045 0.045 0.2"},
+    {"backend", "cpu"},
+    {"backend", "auto"},
+  };
+  for (const auto& [key, value] : good) {
+    std::string error;
+    auto m = LoadXml(WithKey(key, value), &error);
+    EXPECT_TRUE(m) << key << "='" << value << "': " << error;
+  }
+}
+
+TEST(Config, CountGivesCapacityBeyondTheBed) {
+  std::string error;
+  auto m = LoadXml(WithKey("count", "5000"), &error);
+  ASSERT_TRUE(m) << error;
+  mjg_test::DataPtr d(mj_makeData(m.get()));
+  auto g = mjg_test::GrainsOf(m.get(), d.get());
+  EXPECT_EQ(g.cap, 5000);
+  EXPECT_LT(g.n(), 5000);
+  EXPECT_GT(g.n(), 0);
+}
+
+TEST(Config, UnknownKeyIsRefused) {
+  std::string error;
+  auto m = LoadXml(WithKey("radiu", "0.004"), &error);
+  EXPECT_FALSE(m);
+  EXPECT_NE(error.find("radiu"), std::string::npos) << error;
+}
+
+}  // namespace
