@@ -14,38 +14,48 @@ typedef struct grnGridView_ {
   const float* values;      // (nz x ny x nx)
 } grnGridView;
 
+// x limited to [lo, hi]; a nan gives lo (ternaries: fminf / fmaxf are calls into libm on the
+// host unless fast math is on)
+GRN_HD float grn_sdf_clamp(float x, float lo, float hi) {
+  return x > lo ? (x < hi ? x : hi) : lo;
+}
+
 // unit vector along a, or fallback when a is (near) zero
 GRN_HD grnVec3 grn_normalize_or(grnVec3 a, grnVec3 fallback) {
   float n = grn_norm(a);
   return n > 1e-12f ? grn_scale(a, 1.0f / n) : fallback;
 }
 
+// half-space z <= 0
 GRN_HD float grn_sdf_plane(grnVec3 p, grnVec3* grad) {
   *grad = grn_v3(0, 0, 1);
   return p.z;
 }
 
+// sphere of radius r about the origin
 GRN_HD float grn_sdf_sphere(grnVec3 p, float r, grnVec3* grad) {
   float n = grn_norm(p);
   *grad = grn_normalize_or(p, grn_v3(0, 0, 1));
   return n - r;
 }
 
+// capsule of radius r about the segment z in [-half, half]
 GRN_HD float grn_sdf_capsule(grnVec3 p, float r, float half, grnVec3* grad) {
   // distance to the axis segment minus the radius
-  float z = fminf(fmaxf(p.z, -half), half);
+  float z = grn_sdf_clamp(p.z, -half, half);
   grnVec3 d = grn_v3(p.x, p.y, p.z - z);
   *grad = grn_normalize_or(d, grn_v3(p.x >= 0 ? 1.0f : -1.0f, 0, 0));
   return grn_norm(d) - r;
 }
 
+// box with half-extents h; inside, the nearest face
 GRN_HD float grn_sdf_box(grnVec3 p, const float* h, grnVec3* grad) {
   grnVec3 a = grn_abs3(p);
   grnVec3 q = grn_v3(a.x - h[0], a.y - h[1], a.z - h[2]);
   float sx = p.x >= 0 ? 1.0f : -1.0f, sy = p.y >= 0 ? 1.0f : -1.0f, sz = p.z >= 0 ? 1.0f : -1.0f;
   if (q.x > 0 || q.y > 0 || q.z > 0) {
     // outside: distance to the nearest point of the box
-    grnVec3 o = grn_max3(q, 0.0f);
+    grnVec3 o = grn_v3(q.x > 0 ? q.x : 0.0f, q.y > 0 ? q.y : 0.0f, q.z > 0 ? q.z : 0.0f);
     float d = grn_norm(o);
     *grad = grn_v3(sx * o.x / d, sy * o.y / d, sz * o.z / d);
     return d;
@@ -57,6 +67,8 @@ GRN_HD float grn_sdf_box(grnVec3 p, const float* h, grnVec3* grad) {
   return q.z;
 }
 
+// cylinder of radius r about z, z in [-half, half]; outside beyond both the rim and a cap, the
+// distance to the rim circle
 GRN_HD float grn_sdf_cylinder(grnVec3 p, float r, float half, grnVec3* grad) {
   float rho = sqrtf(p.x * p.x + p.y * p.y);
   float qr = rho - r, qz = fabsf(p.z) - half;
@@ -72,47 +84,116 @@ GRN_HD float grn_sdf_cylinder(grnVec3 p, float r, float half, grnVec3* grad) {
   return qz;
 }
 
-// exact distance to an ellipsoid: the nearest surface point solves a 1-d root problem in the
-// lagrange multiplier t, (sum (a_i x_i / (t + a_i^2))^2 = 1), found by bisection + newton
-GRN_HD float grn_sdf_ellipsoid(grnVec3 p, const float* s, grnVec3* grad) {
-  float a[3] = {s[0], s[1], s[2]}, x[3] = {fabsf(p.x), fabsf(p.y), fabsf(p.z)};
-  float sg[3] = {p.x >= 0 ? 1.0f : -1.0f, p.y >= 0 ? 1.0f : -1.0f, p.z >= 0 ? 1.0f : -1.0f};
-  float lev = 0;
-  for (int i = 0; i < 3; i++) lev += (x[i] / a[i]) * (x[i] / a[i]);
-  float amin = fminf(a[0], fminf(a[1], a[2]));
-  // bracket the root: g(t) = sum (a x / (t + a^2))^2 - 1 is decreasing for t > -amin^2
-  float lo = -amin * amin, hi;
-  if (lev >= 1) {
-    lo = 0;
-    hi = fmaxf(grn_norm(grn_v3(a[0] * x[0], a[1] * x[1], a[2] * x[2])), 1e-20f);
-  } else {
-    hi = 0;
-    // nudge lo inside the domain
-    lo = lo * (1.0f - 1e-6f);
-  }
-  float t = 0.5f * (lo + hi);
-  for (int it = 0; it < 64; it++) {
-    float g = -1;
-    for (int i = 0; i < 3; i++) {
-      float den = t + a[i] * a[i];
-      float u = a[i] * x[i] / den;
-      g += u * u;
+// nearest point of the ellipse (x/e0)^2 + (y/e1)^2 = 1 to (y0, y1), for e0 >= e1 > 0 and
+// y0, y1 >= 0 (eberly, "distance from a point to an ellipse, an ellipsoid, or a hyperellipsoid");
+// writes the nearest point (x0, x1)
+GRN_HD void grn_ellipse_nearest(float e0, float e1, float y0, float y1, float* x0, float* x1) {
+  if (y1 > 0) {
+    if (y0 > 0) {
+      // regular case: bisect s = t / e1^2 in g(s) = (r0 z0 / (s + r0))^2 + (z1 / (s + 1))^2 - 1
+      float z0 = y0 / e0, z1 = y1 / e1, g = z0 * z0 + z1 * z1 - 1;
+      if (g == 0) { *x0 = y0; *x1 = y1; return; }
+      float r0 = (e0 / e1) * (e0 / e1), n0 = r0 * z0;
+      float s0 = z1 - 1, s1 = g < 0 ? 0 : sqrtf(n0 * n0 + z1 * z1) - 1, s = 0;
+      for (int it = 0; it < 96; it++) {
+        s = 0.5f * (s0 + s1);
+        if (s1 - s0 <= 1e-7f * (1 + fabsf(s))) break;
+        float u0 = n0 / (s + r0), u1 = z1 / (s + 1);
+        float gs = u0 * u0 + u1 * u1 - 1;
+        if (gs > 0) s0 = s; else if (gs < 0) s1 = s; else break;
+      }
+      *x0 = r0 * y0 / (s + r0);
+      *x1 = y1 / (s + 1);
+    } else {
+      // on the minor axis: the co-vertex
+      *x0 = 0;
+      *x1 = e1;
     }
-    if (g > 0) lo = t; else hi = t;
-    t = 0.5f * (lo + hi);
-    if (hi - lo <= 1e-7f * fmaxf(fabsf(t), amin * amin)) break;
+  } else {
+    // on the major axis: inside the evolute the nearest point leaves the axis
+    float num = e0 * y0, den = e0 * e0 - e1 * e1;
+    if (num < den) {
+      float xd = num / den;
+      *x0 = e0 * xd;
+      float c = 1 - xd * xd;
+      *x1 = e1 * sqrtf(c > 0 ? c : 0.0f);
+    } else {
+      *x0 = e0;
+      *x1 = 0;
+    }
   }
-  grnVec3 y;
-  float yv[3];
-  for (int i = 0; i < 3; i++) yv[i] = a[i] * a[i] * x[i] / (t + a[i] * a[i]);
-  y = grn_v3(sg[0] * yv[0], sg[1] * yv[1], sg[2] * yv[2]);
-  grnVec3 d = grn_sub(p, y);
-  float dist = grn_norm(d);
-  // outward normal of the ellipsoid at y (the gradient of the implicit function)
-  grnVec3 nrm = grn_normalize_or(
-      grn_v3(y.x / (a[0] * a[0]), y.y / (a[1] * a[1]), y.z / (a[2] * a[2])), grn_v3(0, 0, 1));
-  *grad = nrm;
-  return lev >= 1 ? dist : -dist;
+}
+
+// exact signed distance to the ellipsoid with semi-axes s: the nearest surface point by eberly's
+// robust bisection in the sorted first octant, which also covers points inside, at the centre and
+// on the axes and planes of symmetry; the gradient is the outward normal at the nearest point
+GRN_HD float grn_sdf_ellipsoid(grnVec3 p, const float* s, grnVec3* grad) {
+  float pv[3] = {p.x, p.y, p.z};
+  // sort the axes so that a[o0] >= a[o1] >= a[o2]
+  int o0 = 0, o1 = 1, o2 = 2, tmp;
+  if (s[o0] < s[o1]) { tmp = o0; o0 = o1; o1 = tmp; }
+  if (s[o1] < s[o2]) { tmp = o1; o1 = o2; o2 = tmp; }
+  if (s[o0] < s[o1]) { tmp = o0; o0 = o1; o1 = tmp; }
+  float e0 = s[o0], e1 = s[o1], e2 = s[o2];
+  float y0 = fabsf(pv[o0]), y1 = fabsf(pv[o1]), y2 = fabsf(pv[o2]);
+  float lev = (y0 / e0) * (y0 / e0) + (y1 / e1) * (y1 / e1) + (y2 / e2) * (y2 / e2);
+  float x0, x1, x2;
+  if (y2 > 0) {
+    if (y1 > 0 && y0 > 0) {
+      // regular case: bisect s = t / e2^2 in sum (r_i z_i / (s + r_i))^2 = 1
+      float z0 = y0 / e0, z1 = y1 / e1, z2 = y2 / e2, g = lev - 1;
+      if (g == 0) {
+        x0 = y0; x1 = y1; x2 = y2;
+      } else {
+        float r0 = (e0 / e2) * (e0 / e2), r1 = (e1 / e2) * (e1 / e2);
+        float n0 = r0 * z0, n1 = r1 * z1;
+        float s0 = z2 - 1, s1 = g < 0 ? 0 : sqrtf(n0 * n0 + n1 * n1 + z2 * z2) - 1, t = 0;
+        for (int it = 0; it < 96; it++) {
+          t = 0.5f * (s0 + s1);
+          if (s1 - s0 <= 1e-7f * (1 + fabsf(t))) break;
+          float u0 = n0 / (t + r0), u1 = n1 / (t + r1), u2 = z2 / (t + 1);
+          float gt = u0 * u0 + u1 * u1 + u2 * u2 - 1;
+          if (gt > 0) s0 = t; else if (gt < 0) s1 = t; else break;
+        }
+        x0 = r0 * y0 / (t + r0);
+        x1 = r1 * y1 / (t + r1);
+        x2 = y2 / (t + 1);
+      }
+    } else if (y1 > 0) {
+      // in the plane of the two smaller axes
+      x0 = 0;
+      grn_ellipse_nearest(e1, e2, y1, y2, &x1, &x2);
+    } else if (y0 > 0) {
+      // in the plane of the largest and smallest axes
+      x1 = 0;
+      grn_ellipse_nearest(e0, e2, y0, y2, &x0, &x2);
+    } else {
+      // on the smallest axis: its vertex
+      x0 = 0; x1 = 0; x2 = e2;
+    }
+  } else {
+    // in the plane normal to the smallest axis: inside the evolute the nearest point leaves it
+    int done = 0;
+    float num0 = e0 * y0, num1 = e1 * y1, den0 = e0 * e0 - e2 * e2, den1 = e1 * e1 - e2 * e2;
+    x0 = x1 = x2 = 0;
+    if (num0 < den0 && num1 < den1) {
+      float xd0 = num0 / den0, xd1 = num1 / den1, disc = 1 - xd0 * xd0 - xd1 * xd1;
+      if (disc > 0) {
+        x0 = e0 * xd0; x1 = e1 * xd1; x2 = e2 * sqrtf(disc);
+        done = 1;
+      }
+    }
+    if (!done) grn_ellipse_nearest(e0, e1, y0, y1, &x0, &x1);
+  }
+  float d0 = y0 - x0, d1 = y1 - x1, d2 = y2 - x2;
+  float dist = sqrtf(d0 * d0 + d1 * d1 + d2 * d2);
+  // outward normal at the nearest point, back in the shape's axes and octant
+  float nv[3];
+  nv[o0] = (pv[o0] < 0 ? -x0 : x0) / (e0 * e0);
+  nv[o1] = (pv[o1] < 0 ? -x1 : x1) / (e1 * e1);
+  nv[o2] = (pv[o2] < 0 ? -x2 : x2) / (e2 * e2);
+  *grad = grn_normalize_or(grn_v3(nv[0], nv[1], nv[2]), grn_v3(0, 0, 1));
+  return lev < 1 ? -dist : dist;
 }
 
 // inside of a box as free space: positive distance to the nearest wall, gradient into the box
@@ -123,43 +204,51 @@ GRN_HD float grn_sdf_boxinside(grnVec3 p, const float* h, grnVec3* grad) {
   return d;
 }
 
-// trilinear interpolation of a sampled grid; the gradient is that of the interpolant
+// trilinear interpolation of a sampled grid, gradient of the interpolant; beyond the grid box
+// the value at the nearest point of the box plus the distance to it (an upper bound, exact where
+// the nearest surface point is seen straight through that face), with that function's gradient
 GRN_HD float grn_sdf_grid(grnVec3 p, const grnGridView* g, grnVec3* grad) {
-  float fx = (p.x - g->origin[0]) / g->cell;
-  float fy = (p.y - g->origin[1]) / g->cell;
-  float fz = (p.z - g->origin[2]) / g->cell;
-  // outside the grid: distance to the grid box plus the value at the nearest node region
-  float cx = fminf(fmaxf(fx, 0.0f), (float)(g->nx - 1));
-  float cy = fminf(fmaxf(fy, 0.0f), (float)(g->ny - 1));
-  float cz = fminf(fmaxf(fz, 0.0f), (float)(g->nz - 1));
-  int i = (int)fminf(floorf(cx), (float)(g->nx - 2));
-  int j = (int)fminf(floorf(cy), (float)(g->ny - 2));
-  int k = (int)fminf(floorf(cz), (float)(g->nz - 2));
+  float inv = 1.0f / g->cell;
+  float fx = (p.x - g->origin[0]) * inv;
+  float fy = (p.y - g->origin[1]) * inv;
+  float fz = (p.z - g->origin[2]) * inv;
+  // clamp to the grid box (a nan lands on node 0), then the cell and the local coordinates in it
+  float cx = grn_sdf_clamp(fx, 0.0f, (float)(g->nx - 1));
+  float cy = grn_sdf_clamp(fy, 0.0f, (float)(g->ny - 1));
+  float cz = grn_sdf_clamp(fz, 0.0f, (float)(g->nz - 1));
+  int i = (int)cx, j = (int)cy, k = (int)cz;
+  if (i > g->nx - 2) i = g->nx - 2;
+  if (j > g->ny - 2) j = g->ny - 2;
+  if (k > g->nz - 2) k = g->nz - 2;
   float tx = cx - i, ty = cy - j, tz = cz - k;
+  // the eight corner values
   const float* v = g->values;
-  int sx = 1, sy = g->nx, sz = g->nx * g->ny;
-  int b = i + j * sy + k * sz;
+  size_t sx = 1, sy = (size_t)g->nx, sz = (size_t)g->nx * g->ny;
+  size_t b = i + j * sy + k * sz;
   float c000 = v[b], c100 = v[b + sx], c010 = v[b + sy], c110 = v[b + sx + sy];
   float c001 = v[b + sz], c101 = v[b + sx + sz], c011 = v[b + sy + sz];
   float c111 = v[b + sx + sy + sz];
+  // interpolate along x, then y, then z
   float c00 = c000 + (c100 - c000) * tx, c10 = c010 + (c110 - c010) * tx;
   float c01 = c001 + (c101 - c001) * tx, c11 = c011 + (c111 - c011) * tx;
   float c0 = c00 + (c10 - c00) * ty, c1 = c01 + (c11 - c01) * ty;
   float val = c0 + (c1 - c0) * tz;
-  grnVec3 gr;
-  gr.x = ((1 - ty) * (1 - tz) * (c100 - c000) + ty * (1 - tz) * (c110 - c010) +
-          (1 - ty) * tz * (c101 - c001) + ty * tz * (c111 - c011));
-  gr.y = ((1 - tx) * (1 - tz) * (c010 - c000) + tx * (1 - tz) * (c110 - c100) +
-          (1 - tx) * tz * (c011 - c001) + tx * tz * (c111 - c101));
-  gr.z = (c1 - c0);
-  // beyond the grid box the distance grows at least by the distance to the box
-  grnVec3 out = grn_v3((fx - cx) * g->cell, (fy - cy) * g->cell, (fz - cz) * g->cell);
-  float dout = grn_norm(out);
+  // gradient of the interpolant, per unit of cell
+  float gx = (1 - ty) * (1 - tz) * (c100 - c000) + ty * (1 - tz) * (c110 - c010) +
+             (1 - ty) * tz * (c101 - c001) + ty * tz * (c111 - c011);
+  float gy = (1 - tx) * (1 - tz) * (c010 - c000) + tx * (1 - tz) * (c110 - c100) +
+             (1 - tx) * tz * (c011 - c001) + tx * tz * (c111 - c101);
+  float gz = c1 - c0;
+  // beyond the box: add the distance to it; clamped axes take that distance's gradient
+  float ox = (fx - cx) * g->cell, oy = (fy - cy) * g->cell, oz = (fz - cz) * g->cell;
+  float dout = sqrtf(ox * ox + oy * oy + oz * oz);
   if (dout > 0) {
-    *grad = grn_normalize_or(out, grn_v3(0, 0, 1));
-    return val + dout;
+    gx = ox != 0 ? ox / dout : gx * inv;
+    gy = oy != 0 ? oy / dout : gy * inv;
+    gz = oz != 0 ? oz / dout : gz * inv;
+    val += dout;
   }
-  *grad = grn_normalize_or(gr, grn_v3(0, 0, 1));
+  *grad = grn_normalize_or(grn_v3(gx, gy, gz), grn_v3(0, 0, 1));
   return val;
 }
 
