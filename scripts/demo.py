@@ -19,6 +19,11 @@ os.environ.setdefault("MUJOCO_GL", "osmesa")
 if os.environ["MUJOCO_GL"] == "osmesa":
   os.environ.setdefault("PYOPENGL_PLATFORM", "osmesa")
 
+# openmp threads that sleep at barriers instead of spinning: on a machine with other work running,
+# spinning threads stall each other (5x slower on 2 busy cores); on an idle one it costs a few %.
+# read by libgomp when the plugin loads it
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
 import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 
@@ -28,7 +33,7 @@ HEADER = 4  # plugin_state header: count, stamp, layout version, reserved (plugi
 
 def parse_args():
   p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-  p.add_argument("--seconds", type=float, default=1.0, help="simulated time [s] (default 1)")
+  p.add_argument("--seconds", type=float, default=2.0, help="simulated time [s] (default 2)")
   p.add_argument("--model", default=os.path.join(ROOT, "models", "sandbox.xml"))
   p.add_argument("--plugin", default=os.path.join(ROOT, "build", "plugin", "libmjgranular.so"))
   p.add_argument("--out", default=os.path.join(ROOT, "out", "sandbox.png"), help="PNG to write")
@@ -72,7 +77,8 @@ def main():
   nstep = max(1, round(args.seconds / m.opt.timestep))
   print(f"demo: {os.path.relpath(args.model, ROOT)}: {n} grains, mujoco {mujoco.__version__}, "
         f"step {m.opt.timestep:g} s in {substeps} granular substeps, "
-        f"{args.seconds:g} s simulated, {os.cpu_count()} cpus")
+        f"{args.seconds:g} s simulated, {os.cpu_count()} cpus, "
+        f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'all')}")
 
   # headless run with a progress bar
   tty = sys.stdout.isatty()
