@@ -38,6 +38,10 @@ const char* grn_status_string(grnStatus status);
 // Name of a backend ("auto", "cpu", "cuda").
 const char* grn_backend_name(grnBackend backend);
 
+// One line on the cuda backend in this process: the device it uses, or why it cannot be used
+// (not compiled in, no driver, driver too old, no device, no code for this gpu).
+const char* grn_cuda_info(void);
+
 //---------------------------------- parameters ----------------------------------------------------
 
 typedef struct grnParams_ {

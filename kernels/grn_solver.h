@@ -4,6 +4,10 @@
 
 #include "grn_data.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct grnBackendOps_ grnBackendOps;
 
 struct grnSolver_ {
@@ -44,5 +48,9 @@ grnStatus grn_cuda_usable(void);
 
 // shape s moved rigidly with its body's velocity for time tau from its start-of-step pose
 void grn_shape_at(const grnShape* s, float tau, grnShape* out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif  // MJGRANULAR_GRN_SOLVER_H_

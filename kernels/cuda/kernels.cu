@@ -1,0 +1,195 @@
+// cuda backend: one kernel per phase, one thread per grain, each calling the same per-grain
+// function from kernels/*.h that the cpu backend calls; and their launch wrappers.
+#include "grn_cuda.h"
+
+#include "../grn_collide.h"
+#include "../grn_contact_pj.h"
+#include "../grn_hash.h"
+#include "../grn_integrate.h"
+
+//---------------------------------- kernels -------------------------------------------------------
+
+// index of this thread's grain
+__device__ __forceinline__ int grn_thread_index(void) {
+  return (int)(blockIdx.x * blockDim.x + threadIdx.x);
+}
+
+__global__ void grn_k_predict(grnData d, grnConsts c) {
+  int i = grn_thread_index();
+  if (i < d.n) grn_predict_grain(&d, &c, i);
+}
+
+__global__ void grn_k_clear_heads(grnData d) {
+  unsigned b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b < d.hash_size) d.head[b] = -1;
+}
+
+// push grain i onto the front of its bucket's list: link to the head seen, then swap it in if
+// it is still the head, else retry with the newer head
+__global__ void grn_k_hash_insert(grnData d, grnConsts c) {
+  int i = grn_thread_index();
+  if (i >= d.n) return;
+  grn_compute_cell(&d, &c, i);
+  int* head = d.head + grn_grain_bucket(&d, i);
+  int old = *(volatile int*)head;
+  for (;;) {
+    d.next[i] = old;
+    int seen = atomicCAS(head, old, i);
+    if (seen == old) break;
+    old = seen;
+  }
+}
+
+__global__ void grn_k_collide(grnData d, grnConsts c) {
+  int i = grn_thread_index();
+  if (i >= d.n) return;
+  grn_collide_grains(&d, &c, i);
+  grn_collide_shapes(&d, &c, i);
+}
+
+__global__ void grn_k_solve(grnData d, grnConsts c) {
+  int i = grn_thread_index();
+  if (i < d.n) grn_pj_solve_grain(&d, &c, i);
+}
+
+__global__ void grn_k_integrate(grnData d, grnConsts c) {
+  int i = grn_thread_index();
+  if (i < d.n) grn_integrate_grain(&d, &c, i);
+}
+
+// sum of v over the block into red[.][0] by a fixed tree; every thread must call it
+__device__ __forceinline__ void grn_block_sum6(double (*red)[GRN_CUDA_BLOCK], const double* v) {
+  int t = threadIdx.x;
+  for (int j = 0; j < 6; j++) red[j][t] = v[j];
+  __syncthreads();
+  for (int half = GRN_CUDA_BLOCK / 2; half > 0; half >>= 1) {
+    if (t < half) {
+      for (int j = 0; j < 6; j++) red[j][t] += red[j][t + half];
+    }
+    __syncthreads();
+  }
+}
+
+// per-block wrench partials. thread t of block b takes grains t + b B, t + b B + G B, ... in order
+// (B threads, G blocks) and sums in double, as the cpu does per thread; bodies that no grain of
+// the block touches (by a 64-bit mask of body mod 64) are written as zeros without a pass
+__global__ void __launch_bounds__(GRN_CUDA_BLOCK)
+grn_k_wrench_partial(grnData d, grnConsts c, float mass, int nbody, double* part) {
+  __shared__ double red[6][GRN_CUDA_BLOCK];
+  __shared__ unsigned long long block_mask;
+  int t = threadIdx.x, stride = gridDim.x * blockDim.x, first = grn_thread_index();
+
+  // bodies this block's grains touch
+  unsigned long long mask = 0;
+  for (int i = first; i < d.n; i += stride) {
+    for (int k = 0; k < d.nshape[i]; k++) {
+      int body = d.shapes[d.sc_shape[GRN_SLOT(k, i, d.cap)]].body;
+      if (body >= 0) mask |= 1ull << (body & 63);
+    }
+  }
+  if (t == 0) block_mask = 0;
+  __syncthreads();
+  if (mask) atomicOr(&block_mask, mask);
+  __syncthreads();
+  mask = block_mask;
+
+  for (int b = 0; b < nbody; b++) {
+    double* out = part + ((size_t)b * gridDim.x + blockIdx.x) * 6;
+    // mask is the same in every thread of the block, so the barriers below are uniform
+    if (!((mask >> (b & 63)) & 1ull)) {
+      if (t < 6) out[t] = 0;
+      continue;
+    }
+    double w[6] = {0, 0, 0, 0, 0, 0};
+    for (int i = first; i < d.n; i += stride) {
+      for (int k = 0; k < d.nshape[i]; k++) {
+        if (d.shapes[d.sc_shape[GRN_SLOT(k, i, d.cap)]].body != b) continue;
+        grnVec3 f, q;
+        grn_shape_contact_wrench(&d, &c, i, k, mass, &f, &q);
+        w[0] += f.x; w[1] += f.y; w[2] += f.z;
+        w[3] += q.x; w[4] += q.y; w[5] += q.z;
+      }
+    }
+    grn_block_sum6(red, w);
+    if (t < 6) out[t] = red[t][0];
+    __syncthreads();  // red is reused by the next body
+  }
+}
+
+// per-body sums of the block partials: block b sums body b's nblock partials by a fixed tree
+__global__ void __launch_bounds__(GRN_CUDA_BLOCK)
+grn_k_wrench_final(const double* part, int nblock, double* out) {
+  __shared__ double red[6][GRN_CUDA_BLOCK];
+  int b = blockIdx.x;
+  double w[6] = {0, 0, 0, 0, 0, 0};
+  for (int g = threadIdx.x; g < nblock; g += blockDim.x) {
+    const double* p = part + ((size_t)b * nblock + g) * 6;
+    for (int j = 0; j < 6; j++) w[j] += p[j];
+  }
+  grn_block_sum6(red, w);
+  if (threadIdx.x < 6) out[6 * b + threadIdx.x] = red[threadIdx.x][0];
+}
+
+//---------------------------------- launch wrappers -----------------------------------------------
+
+// blocks covering count threads
+static unsigned grn_blocks(unsigned count) {
+  return (count + GRN_CUDA_BLOCK - 1) / GRN_CUDA_BLOCK;
+}
+
+cudaError_t grn_cuda_predict(const grnData* d, const grnConsts* c, cudaStream_t stream) {
+  if (d->n <= 0) return cudaSuccess;
+  grn_k_predict<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, *c);
+  return cudaGetLastError();
+}
+
+cudaError_t grn_cuda_clear_heads(const grnData* d, cudaStream_t stream) {
+  if (d->hash_size == 0) return cudaSuccess;
+  grn_k_clear_heads<<<grn_blocks(d->hash_size), GRN_CUDA_BLOCK, 0, stream>>>(*d);
+  return cudaGetLastError();
+}
+
+cudaError_t grn_cuda_hash_insert(const grnData* d, const grnConsts* c, cudaStream_t stream) {
+  if (d->n <= 0) return cudaSuccess;
+  grn_k_hash_insert<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, *c);
+  return cudaGetLastError();
+}
+
+cudaError_t grn_cuda_collide(const grnData* d, const grnConsts* c, cudaStream_t stream) {
+  if (d->n <= 0) return cudaSuccess;
+  grn_k_collide<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, *c);
+  return cudaGetLastError();
+}
+
+cudaError_t grn_cuda_solve(const grnData* d, const grnConsts* c, cudaStream_t stream) {
+  if (d->n <= 0) return cudaSuccess;
+  grn_k_solve<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, *c);
+  return cudaGetLastError();
+}
+
+int grn_cuda_wrench_blocks(int n) {
+  int blocks = n > 0 ? (int)grn_blocks((unsigned)n) : 1;
+  return blocks < GRN_CUDA_WRENCH_BLOCKS ? blocks : GRN_CUDA_WRENCH_BLOCKS;
+}
+
+cudaError_t grn_cuda_wrench(const grnData* d, const grnConsts* c, float mass, int nbody,
+                            double* part, double* out, cudaStream_t stream) {
+  if (nbody <= 0) return cudaSuccess;
+  int nblock = grn_cuda_wrench_blocks(d->n);
+  grn_k_wrench_partial<<<nblock, GRN_CUDA_BLOCK, 0, stream>>>(*d, *c, mass, nbody, part);
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return err;
+  grn_k_wrench_final<<<nbody, GRN_CUDA_BLOCK, 0, stream>>>(part, nblock, out);
+  return cudaGetLastError();
+}
+
+cudaError_t grn_cuda_integrate(const grnData* d, const grnConsts* c, cudaStream_t stream) {
+  if (d->n <= 0) return cudaSuccess;
+  grn_k_integrate<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, *c);
+  return cudaGetLastError();
+}
+
+cudaError_t grn_cuda_check_image(void) {
+  cudaFuncAttributes attr;
+  return cudaFuncGetAttributes(&attr, grn_k_collide);
+}

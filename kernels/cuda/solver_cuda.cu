@@ -1,0 +1,472 @@
+// cuda backend: device memory, copies, and the substep as a list of phase launches (the kernels
+// are in kernels.cu). the grains live on the device from set_grains to get_grains; per substep
+// only the shapes go in, and the bodies' wrenches and two flags come out. every cuda call is
+// checked and turned into a status; none exits.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "../grn_collide.h"
+#include "../grn_solver.h"
+#include "grn_cuda.h"
+
+typedef struct grnCuda_ {
+  int device;                 // cuda device the arrays live on
+  cudaStream_t stream;        // every copy and launch of this solver, in order
+  grnData d;                  // grain arrays in device memory
+  size_t bytes;               // device bytes allocated
+  size_t pinned_bytes;        // page-locked host bytes allocated
+  grnShape* shapes;           // device: shapes at the substep's pose               (max_shapes)
+  grnShape* shapes_host;      // page-locked staging for shapes                     (max_shapes)
+  int grid_cap;               // capacity of grids and grid_views
+  grnGridView* grids;         // device: views of the sdf grids                     (grid_cap)
+  grnGridView* grid_views;    // host copies of those views (device value pointers) (grid_cap)
+  double* wrench_part;        // device: per-block wrench partials   (max_bodies x blocks x 6)
+  double* out;                // device: wrench (max_bodies x 6), then overflow, nonfinite (int)
+  double* out_host;           // page-locked copy of out
+  size_t out_bytes;           // bytes of out
+} grnCuda;
+
+//---------------------------------- errors --------------------------------------------------------
+
+// status of a failed cuda call; clears the error so later checks see only their own
+static grnStatus cuda_fail(cudaError_t err) {
+  cudaGetLastError();
+  switch (err) {
+    case cudaSuccess: return grnOK;
+    case cudaErrorMemoryAllocation: return grnERR_MEMORY;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+    case cudaErrorNoKernelImageForDevice:
+    case cudaErrorDevicesUnavailable: return grnERR_NO_DEVICE;
+    default: return grnERR_DEVICE;
+  }
+}
+
+// return the status of a failed cuda call from the enclosing function
+#define GRN_CUDA_TRY(call)                          \
+  do {                                              \
+    cudaError_t grn_err_ = (call);                  \
+    if (grn_err_ != cudaSuccess) return cuda_fail(grn_err_); \
+  } while (0)
+
+//---------------------------------- usability -----------------------------------------------------
+
+// what a first look at the cuda driver and device found; computed once per process
+typedef struct grnCudaProbe_ {
+  grnStatus status;           // grnOK when usable
+  char info[512];             // the device, or why not
+} grnCudaProbe;
+
+static grnCudaProbe cuda_probe_run(void) {
+  grnCudaProbe p;
+  p.status = grnERR_NO_DEVICE;
+  int driver = 0, runtime = 0;
+  cudaRuntimeGetVersion(&runtime);
+  cudaError_t err = cudaDriverGetVersion(&driver);
+
+  // a driver new enough for the runtime linked into this build
+  if (err != cudaSuccess || driver == 0) {
+    snprintf(p.info, sizeof(p.info), "no cuda driver (libcuda.so.1 not found)");
+    cudaGetLastError();
+    return p;
+  }
+  if (driver / 1000 < runtime / 1000) {
+    snprintf(p.info, sizeof(p.info),
+             "cuda driver %d.%d is older than the cuda %d.%d runtime of this build; update the "
+             "nvidia driver", driver / 1000, driver % 1000 / 10, runtime / 1000,
+             runtime % 1000 / 10);
+    return p;
+  }
+
+  // a device
+  int count = 0;
+  err = cudaGetDeviceCount(&count);
+  if (err == cudaErrorInsufficientDriver) {
+    snprintf(p.info, sizeof(p.info),
+             "cuda driver %d.%d is too old for the cuda %d.%d runtime of this build",
+             driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
+    cudaGetLastError();
+    return p;
+  }
+  if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0)) {
+    snprintf(p.info, sizeof(p.info), "no cuda device");
+    cudaGetLastError();
+    return p;
+  }
+  if (err != cudaSuccess) {
+    snprintf(p.info, sizeof(p.info), "cuda initialisation failed: %s", cudaGetErrorString(err));
+    cudaGetLastError();
+    return p;
+  }
+  int device = 0;
+  cudaDeviceProp prop;
+  err = cudaGetDevice(&device);
+  if (err == cudaSuccess) err = cudaGetDeviceProperties(&prop, device);
+  if (err != cudaSuccess) {
+    snprintf(p.info, sizeof(p.info), "cuda device query failed: %s", cudaGetErrorString(err));
+    cudaGetLastError();
+    return p;
+  }
+  int mode = cudaComputeModeDefault;
+  cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, device);
+  if (mode == cudaComputeModeProhibited) {
+    snprintf(p.info, sizeof(p.info), "cuda device %d (%.96s) is in prohibited compute mode", device,
+             prop.name);
+    return p;
+  }
+
+  // code for it: machine code for its architecture, or ptx the driver can compile
+  err = grn_cuda_check_image();
+  if (err != cudaSuccess) {
+    snprintf(p.info, sizeof(p.info),
+             "cuda device %d (%.96s, compute capability %d.%d) cannot run this build's kernels "
+             "(%s); rebuild with -DCMAKE_CUDA_ARCHITECTURES=%d%d", device, prop.name,
+             prop.major, prop.minor, cudaGetErrorString(err), prop.major, prop.minor);
+    cudaGetLastError();
+    return p;
+  }
+
+  p.status = grnOK;
+  snprintf(p.info, sizeof(p.info), "cuda device %d: %.96s (compute capability %d.%d, %.1f GiB, "
+           "driver %d.%d)", device, prop.name, prop.major, prop.minor,
+           prop.totalGlobalMem / (1024.0 * 1024.0 * 1024.0), driver / 1000, driver % 1000 / 10);
+  return p;
+}
+
+// the probe, run by the first caller (c++ initialises function statics once, thread-safely)
+static const grnCudaProbe* cuda_probe(void) {
+  static const grnCudaProbe probe = cuda_probe_run();
+  return &probe;
+}
+
+grnStatus grn_cuda_usable(void) { return cuda_probe()->status; }
+
+const char* grn_cuda_info(void) { return cuda_probe()->info; }
+
+//---------------------------------- lifetime ------------------------------------------------------
+
+static void cuda_destroy(grnSolver* s) {
+  grnCuda* g = (grnCuda*)s->impl;
+  if (!g) return;
+  // errors are ignored here: after a device fault these all fail, and there is nothing to undo
+  cudaSetDevice(g->device);
+  if (g->stream) cudaStreamSynchronize(g->stream);
+  grnData* d = &g->d;
+  void* arrays[] = {d->pos, d->vel, d->vpred, d->dv, d->dv_next, d->cell, d->head, d->next,
+                    d->ncontact, d->npair, d->pair, d->pair_imp, d->nshape, d->sc_shape,
+                    d->sc_normal, d->sc_depth, d->sc_vel, d->sc_imp, g->shapes, g->grids,
+                    g->wrench_part, g->out};
+  for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
+    if (arrays[i]) cudaFree(arrays[i]);
+  }
+  for (int i = 0; i < g->grid_cap; i++) {
+    if (g->grid_views[i].values) cudaFree((void*)g->grid_views[i].values);
+  }
+  if (g->shapes_host) cudaFreeHost(g->shapes_host);
+  if (g->out_host) cudaFreeHost(g->out_host);
+  if (g->stream) cudaStreamDestroy(g->stream);
+  cudaGetLastError();
+  free(g->grid_views);
+  free(g);
+  s->impl = NULL;
+}
+
+static grnStatus cuda_create_arrays(grnSolver* s, grnCuda* g) {
+  grnData* d = &g->d;
+  size_t cap = (size_t)s->params.capacity;
+  size_t kp = GRN_MAX_PAIRS, ks = GRN_MAX_SHAPE_CONTACTS, f = sizeof(float), n = sizeof(int);
+  size_t nbody = s->params.max_bodies > 0 ? (size_t)s->params.max_bodies : 0;
+  size_t nshape = s->params.max_shapes > 0 ? (size_t)s->params.max_shapes : 1;
+  d->cap = (int)cap;
+  d->hash_size = (unsigned)s->params.hash_size;
+  g->out_bytes = 6 * nbody * sizeof(double) + 2 * sizeof(int);
+
+  // device arrays, zeroed
+  struct { void** ptr; size_t bytes; } arrays[] = {
+    {(void**)&d->pos, 3 * cap * f},           {(void**)&d->vel, 3 * cap * f},
+    {(void**)&d->vpred, 3 * cap * f},         {(void**)&d->dv, 3 * cap * f},
+    {(void**)&d->dv_next, 3 * cap * f},       {(void**)&d->cell, 3 * cap * n},
+    {(void**)&d->head, d->hash_size * n},     {(void**)&d->next, cap * n},
+    {(void**)&d->ncontact, cap * n},          {(void**)&d->npair, cap * n},
+    {(void**)&d->pair, kp * cap * n},         {(void**)&d->pair_imp, 3 * kp * cap * f},
+    {(void**)&d->nshape, cap * n},            {(void**)&d->sc_shape, ks * cap * n},
+    {(void**)&d->sc_normal, 3 * ks * cap * f}, {(void**)&d->sc_depth, ks * cap * f},
+    {(void**)&d->sc_vel, 3 * ks * cap * f},   {(void**)&d->sc_imp, 3 * ks * cap * f},
+    {(void**)&g->shapes, nshape * sizeof(grnShape)},
+    {(void**)&g->wrench_part, nbody * GRN_CUDA_WRENCH_BLOCKS * 6 * sizeof(double)},
+    {(void**)&g->out, g->out_bytes},
+  };
+  for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
+    size_t bytes = arrays[i].bytes ? arrays[i].bytes : 1;
+    cudaError_t err = cudaMalloc(arrays[i].ptr, bytes);
+    if (err != cudaSuccess) {
+      *arrays[i].ptr = NULL;
+      return cuda_fail(err);
+    }
+    g->bytes += bytes;
+    GRN_CUDA_TRY(cudaMemsetAsync(*arrays[i].ptr, 0, bytes, g->stream));
+  }
+  // the flags after the wrench in out
+  d->overflow = (int*)(g->out + 6 * nbody);
+  d->nonfinite = d->overflow + 1;
+
+  // page-locked staging on the host
+  void* host = NULL;
+  GRN_CUDA_TRY(cudaMallocHost(&host, nshape * sizeof(grnShape)));
+  g->shapes_host = (grnShape*)host;
+  g->pinned_bytes += nshape * sizeof(grnShape);
+  host = NULL;
+  GRN_CUDA_TRY(cudaMallocHost(&host, g->out_bytes));
+  g->out_host = (double*)host;
+  g->pinned_bytes += g->out_bytes;
+  GRN_CUDA_TRY(cudaStreamSynchronize(g->stream));
+  return grnOK;
+}
+
+static grnStatus cuda_create(grnSolver* s) {
+  grnCuda* g = (grnCuda*)calloc(1, sizeof(grnCuda));
+  if (!g) return grnERR_MEMORY;
+  s->impl = g;
+  cudaError_t err = cudaGetDevice(&g->device);
+  if (err == cudaSuccess) err = cudaSetDevice(g->device);
+  if (err == cudaSuccess) err = cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking);
+  if (err != cudaSuccess) g->stream = NULL;
+  grnStatus st = err == cudaSuccess ? cuda_create_arrays(s, g) : cuda_fail(err);
+  if (st != grnOK) cuda_destroy(s);  // create cleans up after itself
+  return st;
+}
+
+//---------------------------------- grains and grids ----------------------------------------------
+
+static grnStatus cuda_set_grains(grnSolver* s, int n, const float* pos, const float* vel) {
+  grnCuda* g = (grnCuda*)s->impl;
+  size_t bytes = 3 * (size_t)n * sizeof(float);
+  GRN_CUDA_TRY(cudaSetDevice(g->device));
+  if (n > 0) {
+    GRN_CUDA_TRY(cudaMemcpyAsync(g->d.pos, pos, bytes, cudaMemcpyHostToDevice, g->stream));
+    if (vel) {
+      GRN_CUDA_TRY(cudaMemcpyAsync(g->d.vel, vel, bytes, cudaMemcpyHostToDevice, g->stream));
+    } else {
+      GRN_CUDA_TRY(cudaMemsetAsync(g->d.vel, 0, bytes, g->stream));
+    }
+  }
+  GRN_CUDA_TRY(cudaStreamSynchronize(g->stream));
+  g->d.n = n;
+  return grnOK;
+}
+
+static grnStatus cuda_get_grains(const grnSolver* s, float* pos, float* vel) {
+  const grnCuda* g = (const grnCuda*)s->impl;
+  size_t bytes = 3 * (size_t)g->d.n * sizeof(float);
+  GRN_CUDA_TRY(cudaSetDevice(g->device));
+  if (bytes && pos) {
+    GRN_CUDA_TRY(cudaMemcpyAsync(pos, g->d.pos, bytes, cudaMemcpyDeviceToHost, g->stream));
+  }
+  if (bytes && vel) {
+    GRN_CUDA_TRY(cudaMemcpyAsync(vel, g->d.vel, bytes, cudaMemcpyDeviceToHost, g->stream));
+  }
+  GRN_CUDA_TRY(cudaStreamSynchronize(g->stream));
+  return grnOK;
+}
+
+// room for at least count grid views, on the device and in the host copy
+static grnStatus cuda_reserve_grids(grnCuda* g, int count) {
+  if (count <= g->grid_cap) return grnOK;
+  int cap = g->grid_cap ? 2 * g->grid_cap : 8;
+  if (cap < count) cap = count;
+  grnGridView* views = (grnGridView*)realloc(g->grid_views, cap * sizeof(grnGridView));
+  if (!views) return grnERR_MEMORY;
+  memset(views + g->grid_cap, 0, (cap - g->grid_cap) * sizeof(grnGridView));
+  g->grid_views = views;
+  grnGridView* grids = NULL;
+  GRN_CUDA_TRY(cudaMalloc((void**)&grids, cap * sizeof(grnGridView)));
+  if (g->grids) {
+    cudaError_t err = cudaStreamSynchronize(g->stream);  // no kernel still reads the old views
+    if (err == cudaSuccess) err = cudaFree(g->grids);
+    if (err != cudaSuccess) {
+      cudaFree(grids);
+      return cuda_fail(err);
+    }
+  }
+  g->bytes += (size_t)(cap - g->grid_cap) * sizeof(grnGridView);
+  g->grids = grids;
+  g->grid_cap = cap;
+  return grnOK;
+}
+
+static grnStatus cuda_add_grid(grnSolver* s, int id) {
+  grnCuda* g = (grnCuda*)s->impl;
+  const grnGridView* host = s->grids + id;
+  size_t bytes = (size_t)host->nx * host->ny * host->nz * sizeof(float);
+  GRN_CUDA_TRY(cudaSetDevice(g->device));
+  grnStatus st = cuda_reserve_grids(g, id + 1);
+  if (st != grnOK) return st;
+
+  // the values, then the view of them at index id (the device array is re-sent whole: grids
+  // are few and added once)
+  float* values = NULL;
+  GRN_CUDA_TRY(cudaMalloc((void**)&values, bytes));
+  grnGridView view = *host;
+  view.values = values;
+  g->grid_views[id] = view;
+  cudaError_t err = cudaMemcpyAsync(values, host->values, bytes, cudaMemcpyHostToDevice, g->stream);
+  if (err == cudaSuccess) {
+    err = cudaMemcpyAsync(g->grids, g->grid_views, (size_t)(id + 1) * sizeof(grnGridView),
+                          cudaMemcpyHostToDevice, g->stream);
+  }
+  if (err == cudaSuccess) err = cudaStreamSynchronize(g->stream);
+  if (err != cudaSuccess) {
+    g->grid_views[id].values = NULL;
+    cudaFree(values);
+    return cuda_fail(err);
+  }
+  g->bytes += bytes;
+  return grnOK;
+}
+
+//---------------------------------- substep -------------------------------------------------------
+
+static grnStatus cuda_substep(grnSolver* s) {
+  grnCuda* g = (grnCuda*)s->impl;
+  grnData* d = &g->d;
+  const grnConsts* k = &s->consts;
+  cudaStream_t stream = g->stream;
+  int nbody = s->params.max_bodies, iterations = s->params.iterations;
+  GRN_CUDA_TRY(cudaSetDevice(g->device));
+  cudaGetLastError();  // a stale error from other code must not fail this substep
+
+  // shapes at this substep's pose in (out_host is free: the last substep waited for its copy)
+  d->shapes = g->shapes;
+  d->nshapes = s->nshapes;
+  d->grids = g->grids;
+  if (s->nshapes > 0) {
+    size_t bytes = (size_t)s->nshapes * sizeof(grnShape);
+    memcpy(g->shapes_host, s->shapes_now, bytes);
+    GRN_CUDA_TRY(cudaMemcpyAsync(g->shapes, g->shapes_host, bytes, cudaMemcpyHostToDevice,
+                                 stream));
+  }
+
+  // wrench and flags cleared
+  GRN_CUDA_TRY(cudaMemsetAsync(g->out, 0, g->out_bytes, stream));
+
+  // external forces
+  GRN_CUDA_TRY(grn_cuda_predict(d, k, stream));
+
+  // broadphase: cells and the linked-list hash
+  GRN_CUDA_TRY(grn_cuda_clear_heads(d, stream));
+  GRN_CUDA_TRY(grn_cuda_hash_insert(d, k, stream));
+
+  // narrowphase: grain-grain, then grain-shape
+  GRN_CUDA_TRY(grn_cuda_collide(d, k, stream));
+
+  // projected jacobi iterations
+  for (int it = 0; it < iterations; it++) {
+    GRN_CUDA_TRY(grn_cuda_solve(d, k, stream));
+    float* t = d->dv;
+    d->dv = d->dv_next;
+    d->dv_next = t;
+  }
+
+  // reaction on the bodies
+  if (d->n > 0) {
+    GRN_CUDA_TRY(grn_cuda_wrench(d, k, s->grain_mass, nbody, g->wrench_part, g->out, stream));
+  }
+
+  // symplectic euler
+  GRN_CUDA_TRY(grn_cuda_integrate(d, k, stream));
+
+  // wrench and flags out
+  GRN_CUDA_TRY(cudaMemcpyAsync(g->out_host, g->out, g->out_bytes, cudaMemcpyDeviceToHost,
+                               stream));
+  GRN_CUDA_TRY(cudaStreamSynchronize(stream));
+  for (int j = 0; j < 6 * nbody; j++) s->wrench_sum[j] += g->out_host[j];
+  const int* flags = (const int*)(g->out_host + 6 * (nbody > 0 ? nbody : 0));
+  return flags[1] ? grnERR_NONFINITE : grnOK;
+}
+
+//---------------------------------- queries -------------------------------------------------------
+
+// the hash built on the device, then the same pair listing as the cpu backend on a host copy
+static grnStatus cuda_find_pairs(grnSolver* s, int* pairs, int max, int* npairs) {
+  grnCuda* g = (grnCuda*)s->impl;
+  grnData* d = &g->d;
+  const grnConsts* k = &s->consts;
+  int n = d->n;
+  *npairs = 0;
+  if (n == 0) return grnOK;
+  GRN_CUDA_TRY(cudaSetDevice(g->device));
+  GRN_CUDA_TRY(grn_cuda_clear_heads(d, g->stream));
+  GRN_CUDA_TRY(grn_cuda_hash_insert(d, k, g->stream));
+
+  // host copies of what the neighbour walk reads
+  grnData h;
+  memset(&h, 0, sizeof(h));
+  h.n = n;
+  h.cap = d->cap;
+  h.hash_size = d->hash_size;
+  h.pos = (float*)malloc(3 * (size_t)n * sizeof(float));
+  h.cell = (int*)malloc(3 * (size_t)n * sizeof(int));
+  h.head = (int*)malloc((size_t)d->hash_size * sizeof(int));
+  h.next = (int*)malloc((size_t)n * sizeof(int));
+  enum { kMaxNeighbors = 4096 };
+  int* nb = (int*)malloc(kMaxNeighbors * sizeof(int));
+  grnStatus st = grnOK;
+  if (!h.pos || !h.cell || !h.head || !h.next || !nb) st = grnERR_MEMORY;
+  cudaError_t err = cudaSuccess;
+  if (st == grnOK) {
+    err = cudaMemcpyAsync(h.pos, d->pos, 3 * (size_t)n * sizeof(float), cudaMemcpyDeviceToHost,
+                          g->stream);
+    if (err == cudaSuccess) {
+      err = cudaMemcpyAsync(h.cell, d->cell, 3 * (size_t)n * sizeof(int),
+                            cudaMemcpyDeviceToHost, g->stream);
+    }
+    if (err == cudaSuccess) {
+      err = cudaMemcpyAsync(h.head, d->head, (size_t)d->hash_size * sizeof(int),
+                            cudaMemcpyDeviceToHost, g->stream);
+    }
+    if (err == cudaSuccess) {
+      err = cudaMemcpyAsync(h.next, d->next, (size_t)n * sizeof(int), cudaMemcpyDeviceToHost,
+                            g->stream);
+    }
+    if (err == cudaSuccess) err = cudaStreamSynchronize(g->stream);
+    if (err != cudaSuccess) st = cuda_fail(err);
+  }
+
+  // each pair once, as (i < j), in order of i then j
+  int count = 0;
+  for (int i = 0; i < n && st == grnOK; i++) {
+    int found = grn_grain_neighbors(&h, k, i, nb, 1, kMaxNeighbors);
+    if (found > kMaxNeighbors) st = grnERR_MEMORY;
+    for (int m = 0; m < found && m < kMaxNeighbors; m++) {
+      if (nb[m] <= i) continue;
+      if (count < max) {
+        pairs[2 * count] = i;
+        pairs[2 * count + 1] = nb[m];
+      }
+      count++;
+    }
+  }
+  free(h.pos);
+  free(h.cell);
+  free(h.head);
+  free(h.next);
+  free(nb);
+  *npairs = count;
+  return st;
+}
+
+static size_t cuda_memory_bytes(const grnSolver* s) {
+  const grnCuda* g = (const grnCuda*)s->impl;
+  return g->bytes + g->pinned_bytes + sizeof(grnCuda) +
+         (size_t)g->grid_cap * sizeof(grnGridView);
+}
+
+static const grnBackendOps grn_cuda_ops = {
+  cuda_create, cuda_destroy, cuda_set_grains, cuda_get_grains, cuda_add_grid,
+  cuda_substep, cuda_find_pairs, cuda_memory_bytes,
+};
+
+const grnBackendOps* grn_cuda_backend(void) { return &grn_cuda_ops; }
