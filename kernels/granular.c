@@ -71,7 +71,7 @@ grnStatus grn_check_params(const grnParams* p, char* msg, int size) {
   return grnOK;
 }
 
-// derived constants; the hash cell equals the contact cutoff so 27 cells cover every contact
+// derived constants; the hash cell is as wide as the contact cutoff, so 27 cells cover every contact
 static void derive_consts(grnSolver* s) {
   const grnParams* p = &s->params;
   grnConsts* c = &s->consts;
@@ -79,7 +79,9 @@ static void derive_consts(grnSolver* s) {
   c->radius = p->radius;
   c->cutoff = 2 * p->radius + p->margin * p->radius;
   c->shape_margin = p->margin * p->radius;
-  c->inv_cell = 1.0f / c->cutoff;
+  // a cell a little wider than the cutoff, so that float rounding of x / cell can never put two
+  // grains closer than the cutoff two cells apart (safe up to ~8000 cells from the origin)
+  c->inv_cell = 1.0f / (c->cutoff * 1.001f);
   c->friction = p->friction;
   c->baumgarte = p->baumgarte;
   memcpy(c->gravity, p->gravity, sizeof(c->gravity));
