@@ -1,0 +1,282 @@
+// cpu benchmark: throughput of the solver on a settled bed, in particle-substeps per second.
+//
+// for each size: grains on a jittered lattice in a square container (a bed about half as deep
+// as it is wide once settled) fall and settle (with a coarse substep, to save time), are loaded
+// at rest into a solver with the default params, and after 100 untimed substeps a number of
+// substeps is timed.
+// prints one row per size: contacts per grain, time per substep, particle-substeps per second
+// (pss), the share of the threads' time the process got (below 1: other load took the cores),
+// the solver's memory (grn_memory_bytes) and the process's peak resident memory (getrusage
+// ru_maxrss, the peak so far, so sizes run smallest first).
+//
+//   bench_cpu [--sizes 10k,50k,100k] [--substeps 200] [--settle 1.0] [--settle-dt 1e-3]
+//             [--iterations 10] [--seed 12345]
+//   thread count: OMP_NUM_THREADS
+#define _DEFAULT_SOURCE  // getloadavg, clock_gettime
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "granular.h"
+
+#define MAX_SIZES 16
+
+typedef struct Options_ {
+  int sizes[MAX_SIZES];       // grain counts
+  int nsizes;                 // how many
+  int substeps;               // timed substeps per size
+  double settle;              // simulated settling time before timing [s]
+  double settle_dt;           // substep while settling [s]
+  int iterations;             // projected jacobi iterations (0: default)
+  unsigned seed;              // lattice jitter
+} Options;
+
+typedef struct Row_ {
+  int grains;                 // grains in the bed
+  double settle_max_speed;    // largest grain speed after settling [m/s]
+  double contacts;            // grain-grain contacts per grain after settling
+  double seconds;             // wall time of the timed substeps [s]
+  double pss;                 // particle-substeps per second
+  double cpu_share;           // process cpu time over wall time x threads while timed
+  size_t solver_bytes;        // grn_memory_bytes
+  long peak_rss_kb;           // ru_maxrss after this size [KiB]
+} Row;
+
+// user + system cpu time of the process [s]
+static double cpu_seconds(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+         1e-6 * (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+// uniform in [-1, 1] from a xorshift state
+static float jitter(unsigned* s) {
+  *s ^= *s << 13;
+  *s ^= *s >> 17;
+  *s ^= *s << 5;
+  return (float)(*s & 0xffffff) / (float)0x7fffff - 1.0f;
+}
+
+// a count like 50000 or 50k
+static int parse_count(const char* text, int* out) {
+  char* end;
+  double v = strtod(text, &end);
+  if (end == text) return 0;
+  if (*end == 'k' || *end == 'K') v *= 1e3, end++;
+  else if (*end == 'm' || *end == 'M') v *= 1e6, end++;
+  if (*end != 0 || !(v >= 1 && v <= 1e8)) return 0;
+  *out = (int)v;
+  return 1;
+}
+
+static int parse_args(int argc, char** argv, Options* o) {
+  o->nsizes = 3;
+  o->sizes[0] = 10000, o->sizes[1] = 50000, o->sizes[2] = 100000;
+  o->substeps = 200;
+  o->settle = 1.0;
+  o->settle_dt = 1e-3;
+  o->iterations = 0;
+  o->seed = 12345;
+  for (int i = 1; i < argc; i++) {
+    const char* a = argv[i];
+    const char* v = i + 1 < argc ? argv[i + 1] : NULL;
+    char* end = NULL;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      return 0;
+    } else if (!strcmp(a, "--sizes") && v) {
+      char buf[256];
+      snprintf(buf, sizeof(buf), "%s", v);
+      o->nsizes = 0;
+      for (char* tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (o->nsizes == MAX_SIZES || !parse_count(tok, &o->sizes[o->nsizes])) return 0;
+        o->nsizes++;
+      }
+      if (o->nsizes == 0) return 0;
+    } else if (!strcmp(a, "--substeps") && v) {
+      o->substeps = (int)strtol(v, &end, 10);
+      if (*end || o->substeps < 1) return 0;
+    } else if (!strcmp(a, "--settle") && v) {
+      o->settle = strtod(v, &end);
+      if (*end || !(o->settle >= 0)) return 0;
+    } else if (!strcmp(a, "--settle-dt") && v) {
+      o->settle_dt = strtod(v, &end);
+      if (*end || !(o->settle_dt > 0)) return 0;
+    } else if (!strcmp(a, "--iterations") && v) {
+      o->iterations = (int)strtol(v, &end, 10);
+      if (*end || o->iterations < 1) return 0;
+    } else if (!strcmp(a, "--seed") && v) {
+      o->seed = (unsigned)strtoul(v, &end, 10);
+      if (*end) return 0;
+    } else {
+      return 0;
+    }
+    i++;
+  }
+  return 1;
+}
+
+// a solver of n grains in the container, or NULL with a message
+static grnSolver* make_solver(const grnParams* p, const grnShape* box) {
+  grnSolver* s = NULL;
+  grnStatus st = grn_create(p, grnBACKEND_CPU, &s);
+  if (st == grnOK) st = grn_set_shapes(s, 1, box);
+  if (st != grnOK) {
+    fprintf(stderr, "bench_cpu: create %d grains: %s\n", p->capacity, grn_status_string(st));
+    grn_destroy(s);
+    return NULL;
+  }
+  return s;
+}
+
+// largest grain speed
+static double max_speed(const float* vel, int n) {
+  double m = 0;
+  for (int i = 0; i < n; i++) {
+    double v = sqrt((double)vel[3 * i] * vel[3 * i] + (double)vel[3 * i + 1] * vel[3 * i + 1] +
+                    (double)vel[3 * i + 2] * vel[3 * i + 2]);
+    if (v > m) m = v;
+  }
+  return m;
+}
+
+// build the bed of n grains, settle it, time the substeps; 0 on success
+static int bench_size(const Options* o, int n, Row* row) {
+  memset(row, 0, sizeof(*row));
+  grnParams p;
+  grn_default_params(&p);
+  p.capacity = n;
+  if (o->iterations) p.iterations = o->iterations;
+  const float r = p.radius;
+
+  // container: square, wide enough for a settled bed (packing ~0.6) half as deep as it is wide
+  double grain_volume = 4.0 / 3.0 * M_PI * r * r * r;
+  float width = (float)cbrt(2.0 * n * grain_volume / 0.6);
+  // lattice spacing 2.2 r: sites per layer, layers, and a container tall enough for them
+  float spacing = 2.2f * r;
+  int per_row = (int)floorf((width - 2.4f * r) / spacing) + 1;
+  int layers = (n + per_row * per_row - 1) / (per_row * per_row);
+  float height = 1.2f * r + layers * spacing + 2 * r;
+  grnShape box;
+  memset(&box, 0, sizeof(box));
+  box.type = grnSHAPE_BOXINSIDE;
+  box.size[0] = box.size[1] = 0.5f * width;
+  box.size[2] = 0.5f * height;
+  box.pos[2] = 0.5f * height;
+  box.mat[0] = box.mat[4] = box.mat[8] = 1;
+  box.friction = p.friction;
+  box.body = -1;
+  box.grid = -1;
+
+  // jittered lattice from the floor up
+  float* pos = (float*)malloc(3 * (size_t)n * sizeof(float));
+  float* vel = (float*)malloc(3 * (size_t)n * sizeof(float));
+  if (!pos || !vel) {
+    fprintf(stderr, "bench_cpu: out of memory\n");
+    free(pos), free(vel);
+    return 1;
+  }
+  unsigned seed = o->seed;
+  float x0 = -0.5f * width + 1.2f * r;
+  for (int i = 0; i < n; i++) {
+    int ix = i % per_row, iy = (i / per_row) % per_row, iz = i / (per_row * per_row);
+    pos[3 * i + 0] = x0 + ix * spacing + 0.05f * r * jitter(&seed);
+    pos[3 * i + 1] = x0 + iy * spacing + 0.05f * r * jitter(&seed);
+    pos[3 * i + 2] = 1.2f * r + iz * spacing + 0.05f * r * jitter(&seed);
+  }
+
+  // settle with a coarse substep (how the bed came to rest does not matter to the timing)
+  grnParams coarse = p;
+  coarse.dt = (float)o->settle_dt;
+  grnSolver* s = make_solver(&coarse, &box);
+  grnStatus st = s ? grn_set_grains(s, n, pos, NULL) : grnERR_ARG;
+  int settle_steps = (int)lround(o->settle / coarse.dt);
+  if (st == grnOK && settle_steps > 0) st = grn_advance(s, settle_steps);
+  if (st == grnOK) st = grn_get_grains(s, pos, NULL);
+  grn_destroy(s);
+
+  // the bed at rest in the benchmarked solver; 100 untimed substeps relax what the coarse
+  // substep left (its deeper overlaps push grains apart for a while)
+  s = st == grnOK ? make_solver(&p, &box) : NULL;
+  if (s) st = grn_set_grains(s, n, pos, NULL);
+  if (s && st == grnOK) st = grn_advance(s, 100);
+  if (s && st == grnOK) st = grn_get_grains(s, NULL, vel);
+  if (s && st == grnOK) row->settle_max_speed = max_speed(vel, n);
+  int npairs = 0;
+  if (s && st == grnOK) st = grn_find_pairs(s, NULL, 0, &npairs);
+  row->contacts = 2.0 * npairs / n;
+
+  // timed substeps, in calls of 10 as a host step of 10 substeps would make
+  double t0 = now(), c0 = cpu_seconds();
+  for (int done = 0; s && done < o->substeps && st == grnOK; done += 10) {
+    int k = o->substeps - done < 10 ? o->substeps - done : 10;
+    st = grn_advance(s, k);
+  }
+  row->seconds = now() - t0;
+  row->cpu_share = (cpu_seconds() - c0) / (row->seconds * omp_get_max_threads());
+  if (!s || st != grnOK) {
+    if (s) fprintf(stderr, "bench_cpu: %d grains: %s\n", n, grn_status_string(st));
+    free(pos), free(vel), grn_destroy(s);
+    return 1;
+  }
+  row->grains = n;
+  row->pss = (double)n * o->substeps / row->seconds;
+  row->solver_bytes = grn_memory_bytes(s);
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  row->peak_rss_kb = ru.ru_maxrss;
+  free(pos), free(vel);
+  grn_destroy(s);
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!parse_args(argc, argv, &o)) {
+    fprintf(stderr,
+            "usage: bench_cpu [--sizes 10k,50k,100k] [--substeps 200] [--settle 1.0]\n"
+            "                 [--settle-dt 1e-3] [--iterations 10] [--seed 12345]\n"
+            "times the cpu solver on a settled bed; threads from OMP_NUM_THREADS\n");
+    return 2;
+  }
+  grnParams p;
+  grn_default_params(&p);
+  printf("mjgranular cpu benchmark: %d openmp threads, dt %g s, %d iterations, radius %g m\n"
+         "beds settled %g s at dt %g s, then %d timed substeps\n",
+         omp_get_max_threads(), p.dt, o.iterations ? o.iterations : p.iterations, p.radius,
+         o.settle, o.settle_dt, o.substeps);
+  double load[3] = {0, 0, 0};
+  if (getloadavg(load, 3) == 3) {
+    printf("load average before: %.2f (1 min) on %d cpus (other load slows the openmp barriers)\n",
+           load[0], omp_get_num_procs());
+  }
+  printf("\n%8s  %12s  %9s  %10s  %10s  %11s  %9s  %10s  %12s\n", "grains", "settled vmax",
+         "contacts", "ms/substep", "pss", "x real time", "cpu share", "solver MiB",
+         "peak RSS MiB");
+  printf("%8s  %12s  %9s  %10s  %10s  %11s  %9s  %10s  %12s\n", "", "[m/s]", "per grain", "", "",
+         "", "", "", "(process)");
+  int failed = 0;
+  for (int i = 0; i < o.nsizes; i++) {
+    Row row;
+    if (bench_size(&o, o.sizes[i], &row)) {
+      failed = 1;
+      continue;
+    }
+    double ms = 1e3 * row.seconds / o.substeps;
+    printf("%8d  %12.3g  %9.2f  %10.3f  %10.3g  %11.3g  %9.2f  %10.1f  %12.1f\n", row.grains,
+           row.settle_max_speed, row.contacts, ms, row.pss, p.dt * 1e3 / ms, row.cpu_share,
+           row.solver_bytes / 1048576.0, row.peak_rss_kb / 1024.0);
+    fflush(stdout);
+  }
+  return failed;
+}

@@ -1,0 +1,124 @@
+// helpers shared by the kernel tests: an owning solver handle, shape builders, grain layouts.
+#ifndef MJGRANULAR_TESTS_KERNELS_GRN_TEST_UTIL_H_
+#define MJGRANULAR_TESTS_KERNELS_GRN_TEST_UTIL_H_
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "granular.h"
+
+namespace grn_test {
+
+// a solver that is destroyed when it goes out of scope
+struct SolverDeleter {
+  void operator()(grnSolver* s) const { grn_destroy(s); }
+};
+using SolverPtr = std::unique_ptr<grnSolver, SolverDeleter>;
+
+// create a cpu solver or fail the current test
+inline SolverPtr MakeSolver(const grnParams& p) {
+  grnSolver* s = nullptr;
+  grnStatus st = grn_create(&p, grnBACKEND_CPU, &s);
+  EXPECT_EQ(st, grnOK) << grn_status_string(st);
+  return SolverPtr(s);
+}
+
+// a static shape at the origin with identity orientation
+inline grnShape StaticShape(int type) {
+  grnShape s;
+  std::memset(&s, 0, sizeof(s));
+  s.type = type;
+  s.mat[0] = s.mat[4] = s.mat[8] = 1;
+  s.body = -1;
+  s.grid = -1;
+  return s;
+}
+
+// a static plane through the origin whose normal is rotated by theta about +y: normal
+// (sin theta, 0, cos theta), downhill along (cos theta, 0, -sin theta)
+inline grnShape TiltedPlane(double theta, float friction) {
+  grnShape s = StaticShape(grnSHAPE_PLANE);
+  float c = (float)std::cos(theta), sn = (float)std::sin(theta);
+  const float mat[9] = {c, 0, sn, 0, 1, 0, -sn, 0, c};  // rotation about y, row-major
+  std::memcpy(s.mat, mat, sizeof(mat));
+  s.friction = friction;
+  return s;
+}
+
+// a static container: the inside of a box with half-extents h centred at c
+inline grnShape Container(const float c[3], const float h[3], float friction) {
+  grnShape s = StaticShape(grnSHAPE_BOXINSIDE);
+  for (int i = 0; i < 3; i++) {
+    s.pos[i] = c[i];
+    s.size[i] = h[i];
+  }
+  s.friction = friction;
+  return s;
+}
+
+// grain positions and velocities read back from a solver
+struct Grains {
+  std::vector<float> pos, vel;
+};
+
+inline Grains Read(const grnSolver* s) {
+  Grains g;
+  g.pos.resize(3 * (size_t)grn_count(s));
+  g.vel.resize(3 * (size_t)grn_count(s));
+  EXPECT_EQ(grn_get_grains(s, g.pos.data(), g.vel.data()), grnOK);
+  return g;
+}
+
+// largest speed among the grains
+inline double MaxSpeed(const std::vector<float>& vel) {
+  double m = 0;
+  for (size_t i = 0; i + 2 < vel.size(); i += 3) {
+    m = std::fmax(m, std::sqrt((double)vel[i] * vel[i] + (double)vel[i + 1] * vel[i + 1] +
+                               (double)vel[i + 2] * vel[i + 2]));
+  }
+  return m;
+}
+
+// n grains at random non-overlapping positions in the box [lo, hi]: a jittered lattice of
+// spacing `spacing` (> 2 r leaves a gap of spacing - 2 r - 2 jitter between neighbours), shuffled,
+// the first n kept; returns fewer than n when the box is too small
+inline std::vector<float> JitteredLattice(int n, const float lo[3], const float hi[3],
+                                          float spacing, float jitter, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-jitter, jitter);
+  std::vector<float> sites;
+  int nx = (int)std::floor((hi[0] - lo[0]) / spacing) + 1;
+  int ny = (int)std::floor((hi[1] - lo[1]) / spacing) + 1;
+  int nz = (int)std::floor((hi[2] - lo[2]) / spacing) + 1;
+  for (int k = 0; k < nz; k++) {
+    for (int j = 0; j < ny; j++) {
+      for (int i = 0; i < nx; i++) {
+        sites.push_back(lo[0] + i * spacing + u(rng));
+        sites.push_back(lo[1] + j * spacing + u(rng));
+        sites.push_back(lo[2] + k * spacing + u(rng));
+      }
+    }
+  }
+  // keep the lowest n sites (so a pour fills from the bottom), order within a layer random
+  int count = (int)(sites.size() / 3);
+  if (count > n) count = n;
+  sites.resize(3 * (size_t)count);
+  std::vector<int> order(count);
+  for (int i = 0; i < count; i++) order[i] = i;
+  std::shuffle(order.begin(), order.end(), rng);
+  std::vector<float> out(3 * (size_t)count);
+  for (int i = 0; i < count; i++) {
+    for (int a = 0; a < 3; a++) out[3 * i + a] = sites[3 * order[i] + a];
+  }
+  return out;
+}
+
+}  // namespace grn_test
+
+#endif  // MJGRANULAR_TESTS_KERNELS_GRN_TEST_UTIL_H_
