@@ -5,7 +5,8 @@
 // at rest into a solver with the default params, and after 100 untimed substeps a number of
 // substeps is timed.
 // prints one row per size: contacts per grain, time per substep, particle-substeps per second
-// (pss), the share of the threads' time the process got (below 1: other load took the cores),
+// (pss), the share of the threads' time the process got (below 1: other load took the cores)
+// and pss per second of process cpu time (spinning openmp waits count as cpu time),
 // the solver's memory (grn_memory_bytes) and the process's peak resident memory (getrusage
 // ru_maxrss, the peak so far, so sizes run smallest first).
 //
@@ -260,11 +261,11 @@ int main(int argc, char** argv) {
     printf("load average before: %.2f (1 min) on %d cpus (other load slows the openmp barriers)\n",
            load[0], omp_get_num_procs());
   }
-  printf("\n%8s  %12s  %9s  %10s  %10s  %11s  %9s  %10s  %12s\n", "grains", "settled vmax",
-         "contacts", "ms/substep", "pss", "x real time", "cpu share", "solver MiB",
-         "peak RSS MiB");
-  printf("%8s  %12s  %9s  %10s  %10s  %11s  %9s  %10s  %12s\n", "", "[m/s]", "per grain", "", "",
-         "", "", "", "(process)");
+  printf("\n%8s  %12s  %9s  %10s  %10s  %11s  %9s  %11s  %10s  %12s\n", "grains",
+         "settled vmax", "contacts", "ms/substep", "pss", "x real time", "cpu share",
+         "pss / cpu s", "solver MiB", "peak RSS MiB");
+  printf("%8s  %12s  %9s  %10s  %10s  %11s  %9s  %11s  %10s  %12s\n", "", "[m/s]", "per grain",
+         "", "", "", "", "", "", "(process)");
   int failed = 0;
   for (int i = 0; i < o.nsizes; i++) {
     Row row;
@@ -273,9 +274,10 @@ int main(int argc, char** argv) {
       continue;
     }
     double ms = 1e3 * row.seconds / o.substeps;
-    printf("%8d  %12.3g  %9.2f  %10.3f  %10.3g  %11.3g  %9.2f  %10.1f  %12.1f\n", row.grains,
-           row.settle_max_speed, row.contacts, ms, row.pss, p.dt * 1e3 / ms, row.cpu_share,
-           row.solver_bytes / 1048576.0, row.peak_rss_kb / 1024.0);
+    double per_cpu = row.pss / (row.cpu_share * omp_get_max_threads());
+    printf("%8d  %12.3g  %9.2f  %10.3f  %10.3g  %11.3g  %9.2f  %11.3g  %10.1f  %12.1f\n",
+           row.grains, row.settle_max_speed, row.contacts, ms, row.pss, p.dt * 1e3 / ms,
+           row.cpu_share, per_cpu, row.solver_bytes / 1048576.0, row.peak_rss_kb / 1024.0);
     fflush(stdout);
   }
   return failed;
