@@ -20,6 +20,8 @@ typedef enum mjgKind_ {
   mjgLONG,                  // one integer                                       (long long)
   mjgBOX,                   // six finite numbers lo[3] hi[3], hi > lo           (double[6])
   mjgBACKEND,               // auto | cpu | cuda                                 (grnBackend)
+  mjgTEXT,                  // free text, read by its own module                 (not stored)
+  mjgCOUPLING,              // two-way | one-way                                 (int two_way)
 } mjgKind;
 
 typedef struct mjgAttr_ {
@@ -48,6 +50,9 @@ static const mjgAttr kAttr[] = {
   {"domain",     mjgBOX,     NULL,   "m",      0,    0,         0, OFF(domain),     OFF(has_domain)},
   {"seed",       mjgLONG,    "0",    "",       0,    4.5e15,    0, OFF(seed),       -1},
   {"backend",    mjgBACKEND, "auto", "",       0,    0,         0, OFF(backend),    -1},
+  {"bodies",     mjgTEXT,    NULL,   "",       0,    0,         0, 0,              OFF(has_bodies)},
+  {"sdf_cell",   mjgREAL,    NULL,   "m",      0,    1,         1, OFF(sdf_cell), OFF(has_sdf_cell)},
+  {"coupling",   mjgCOUPLING, "two-way", "",   0,    0,         0, OFF(two_way),   -1},
 };
 
 #undef OFF
@@ -189,6 +194,16 @@ static int parse_attr(const mjgAttr* a, const char* value, mjgConfig* cfg, char*
       }
       return refuse(msg, size, a->name, value, "must be one of auto, cpu, cuda");
     }
+    case mjgTEXT:
+      return 0;
+    case mjgCOUPLING: {
+      char word[16];
+      if (trim_copy(value, word, sizeof(word))) {
+        if (!strcmp(word, "two-way")) { *(int*)field = 1; return 0; }
+        if (!strcmp(word, "one-way")) { *(int*)field = 0; return 0; }
+      }
+      return refuse(msg, size, a->name, value, "must be one of two-way, one-way");
+    }
   }
   return refuse(msg, size, a->name, value, "unknown attribute kind");
 }
@@ -244,6 +259,9 @@ int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, i
     }
     if (!count_given) cfg->count = (int)need;
   }
+
+  // mesh grids: one node per grain radius unless told
+  if (!cfg->has_sdf_cell) cfg->sdf_cell = cfg->radius;
 
   // the fill box lies inside the domain
   if (cfg->has_fill && cfg->has_domain) {

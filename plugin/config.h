@@ -25,6 +25,10 @@ typedef struct mjgConfig_ {
   double domain[6];         // container box keeping the grains in: lo[3], hi[3]      [m]
   long long seed;           // seed of the initial bed's jitter
   grnBackend backend;       // auto, cpu or cuda
+  int has_bodies;           // 1: bodies was given (names resolved by bodies.c)
+  int has_sdf_cell;         // 1: sdf_cell was given
+  double sdf_cell;          // node spacing of mesh sdf grids; default: the grain radius       [m]
+  int two_way;              // coupling: 1 two-way (grains push bodies back), 0 one-way
 } mjgConfig;
 
 // Number of config attributes.

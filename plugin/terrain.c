@@ -1,6 +1,6 @@
 // the mjgranular.terrain instance: sizes its plugin_state from the config, owns the solver cache,
-// writes the initial bed at reset, advances the grains once per mj_step, and applies the stored
-// per-body wrenches as passive forces.
+// writes the initial bed at reset, advances the grains once per mj_step with the coupled bodies
+// moving through them, and applies the stored per-body wrenches as passive forces (two-way).
 #include "terrain.h"
 
 #include <math.h>
@@ -57,6 +57,11 @@ static grnStatus ensure_solver(mjgTerrain* t, const mjModel* m, int* nsub) {
   grnSolver* solver = NULL;
   grnStatus st = grn_create(&params, t->cfg.backend, &solver);
   if (st != grnOK) return st;
+  st = mjg_mesh_grids_add(&t->meshes, solver);
+  if (st != grnOK) {
+    grn_destroy(solver);
+    return st;
+  }
   grn_destroy(t->solver);
   t->solver = solver;
   t->solver_dt = dt;
@@ -67,6 +72,8 @@ static grnStatus ensure_solver(mjgTerrain* t, const mjModel* m, int* nsub) {
 static void terrain_free(mjgTerrain* t) {
   if (!t) return;
   grn_destroy(t->solver);
+  mjg_mesh_grids_free(&t->meshes);
+  mjg_bodies_free(&t->bodies);
   free(t->bed);
   free(t->shapes);
   free(t->pos);
@@ -123,12 +130,45 @@ int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
   // the initial bed, written into plugin_state by every reset
   t->nbed = mjg_bed_make(&t->cfg, t->bed, NULL);
 
+  // coupled bodies, then signed distance grids for the meshes of their geoms and the world's
+  int* coupled = (int*)calloc(m->nbody, sizeof(int));
+  int* need = (int*)calloc(m->nmesh ? m->nmesh : 1, sizeof(int));
+  if (!coupled || !need) {
+    free(coupled);
+    free(need);
+    terrain_free(t);
+    mju_warning(MJG_PLUGIN_NAME ": out of memory");
+    return -1;
+  }
+  int fail = mjg_bodies_select(m, instance, coupled, msg, sizeof(msg));
+  if (!fail) {
+    mjg_bodies_meshes(m, coupled, need);
+    mjg_boundaries_meshes(m, need);
+    fail = mjg_mesh_grids_build(m, &t->cfg, need, &t->meshes, msg, sizeof(msg));
+  }
+  if (!fail && mjg_bodies_init(m, &t->cfg, coupled, &t->meshes, &t->bodies)) {
+    snprintf(msg, sizeof(msg), MJG_PLUGIN_NAME ": out of memory for the coupled bodies");
+    fail = 1;
+  }
+  free(coupled);
+  free(need);
+  if (fail) {
+    mju_warning("%s", msg);
+    terrain_free(t);
+    return -1;
+  }
+
   // static boundaries: world geoms and the domain
   int skipped = 0;
-  t->nstatic = mjg_boundaries_static(m, &t->cfg, t->shapes, t->max_shapes, &skipped);
+  t->nstatic =
+      mjg_boundaries_static(m, &t->cfg, &t->meshes, t->shapes, t->max_shapes, &skipped);
   if (skipped) {
-    mju_warning(MJG_PLUGIN_NAME ": %d world geom(s) of type mesh, hfield or sdf are not granular "
-                "boundaries yet; grains pass through them", skipped);
+    mju_warning(MJG_PLUGIN_NAME ": %d world geom(s) of type hfield or sdf are not granular "
+                "boundaries; grains pass through them", skipped);
+  }
+  if (t->bodies.nskipped) {
+    mju_warning(MJG_PLUGIN_NAME ": %d geom(s) of coupled bodies are of type hfield or sdf, which "
+                "the grains cannot feel; grains pass through them", t->bodies.nskipped);
   }
 
   // the solver; an unusable backend is a config error
@@ -174,7 +214,7 @@ void mjg_terrain_reset(const mjModel* m, mjtNum* state, void* data, int instance
 void mjg_terrain_compute(const mjModel* m, mjData* d, int instance, int capability_bit) {
   if (!(capability_bit & mjPLUGIN_PASSIVE)) return;
   mjgTerrain* t = terrain_of(d, instance);
-  if (!t) return;
+  if (!t || !t->cfg.two_way) return;  // one-way: the bodies feel nothing
 
   // the wrenches stored by the last advance, applied at each body's centre of mass
   const mjtNum* wrench = mjg_state_wrench(state_of(m, d, instance), t->cap);
@@ -226,12 +266,16 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
     }
   }
   st = grn_set_grains(t->solver, n, t->pos, t->vel);
+
+  // static boundaries, then the coupled bodies' geoms in their start-of-step pose, moving at the
+  // bodies' end-of-step velocity (see bodies.c)
   if (st == grnOK) {
-    // static boundaries (moving bodies join here)
-    st = grn_set_shapes(t->solver, t->nstatic, t->shapes);
+    int ndyn = mjg_bodies_shapes(m, d, &t->bodies, t->shapes + t->nstatic,
+                                 t->max_shapes - t->nstatic);
+    st = grn_set_shapes(t->solver, t->nstatic + ndyn, t->shapes);
   }
 
-  // substeps over this mj_step
+  // substeps over this mj_step, then the grains and the bodies' average wrenches
   if (st == grnOK) st = grn_advance(t->solver, nsub);
   if (st == grnOK) st = grn_get_grains(t->solver, t->pos, t->vel);
   if (st == grnOK) st = grn_get_wrenches(t->solver, t->wrench);

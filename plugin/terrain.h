@@ -5,7 +5,9 @@
 
 #include <mujoco/mujoco.h>
 
+#include "bodies.h"
 #include "config.h"
+#include "geoms.h"
 #include "granular.h"
 
 // one instance's caches, rebuildable from the model, the config and plugin_state
@@ -18,8 +20,10 @@ typedef struct mjgTerrain_ {
   grnSolver* solver;        // solver buffers; recreated when the substep or gravity change
   double solver_dt;         // substep the solver was made for [s]
   float solver_gravity[3];  // gravity the solver was made for [m/s^2]
-  int max_shapes;           // capacity of shapes
+  int max_shapes;           // capacity of shapes: world geoms + domain + coupled geoms
   int nstatic;              // static shapes at the front of shapes
+  mjgMeshGrids meshes;      // sdf grids of the meshes that touch grains; re-added to new solvers
+  mjgBodies bodies;         // coupled bodies: their geoms as moving shapes
   grnShape* shapes;         // shapes handed to the solver each step              (max_shapes)
   float* pos;               // grain positions staged for the solver              (cap x 3)
   float* vel;               // grain velocities staged for the solver             (cap x 3)

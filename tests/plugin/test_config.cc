@@ -57,6 +57,12 @@ TEST(Config, BadValuesAreRefusedNamingTheKey) {
     {"domain", "-0.01 -0.01 0 0.01 0.01 0.1", "fill outside the domain"},
     {"backend", "gpu", "unknown backend"},
     {"backend", "cpu cuda", "two words"},
+    {"sdf_cell", "0", "zero cell"},
+    {"sdf_cell", "-0.004", "negative cell"},
+    {"sdf_cell", "2", "above 1 m"},
+    {"sdf_cell", "4mm", "unit suffix"},
+    {"coupling", "both", "unknown coupling"},
+    {"coupling", "two-way one-way", "two words"},
   };
   for (const BadValue& b : bad) {
     std::string error;
@@ -102,6 +108,10 @@ TEST(Config, GoodValuesLoad) {
     {"domain", "-0.045 -0.045 0 0.045 0.045 0.2"},
     {"backend", "cpu"},
     {"backend", "auto"},
+    {"sdf_cell", "0.002"},
+    {"coupling", "one-way"},
+    {"coupling", " two-way "},
+    {"bodies", " "},
   };
   for (const auto& [key, value] : good) {
     std::string error;

@@ -1,0 +1,47 @@
+// mujoco geoms as solver shapes: closed-form signed distances for the primitives, sampled signed
+// distance grids for meshes (built once per mesh when the plugin initialises), nothing for height
+// fields and sdf plugin geoms.
+#ifndef MJGRANULAR_PLUGIN_GEOMS_H_
+#define MJGRANULAR_PLUGIN_GEOMS_H_
+
+#include <mujoco/mujoco.h>
+
+#include "config.h"
+#include "granular.h"
+
+// the signed distance grids of the meshes that touch the grains
+typedef struct mjgMeshGrids_ {
+  int nmesh;                // meshes in the model
+  int ngrid;                // grids built
+  int* mesh_grid;           // grid index of each mesh, -1: none built             (nmesh)
+  float* mesh_rbound;       // radius about the geom frame origin enclosing a mesh (nmesh)
+  grnGrid* grid;            // the grids; solver grid index = index here           (ngrid)
+  double seconds;           // wall-clock time spent building them [s]
+} mjgMeshGrids;
+
+// 1 if geom g collides with something (contype or conaffinity is not 0).
+int mjg_geom_collides(const mjModel* m, int g);
+
+// Margin of a mesh grid around the mesh's bounding box [m]: the contact reach of a grain, radius
+// (1 + the solver's speculative margin), plus one grid cell.
+double mjg_mesh_margin(const mjgConfig* cfg);
+
+// Build the grids of the meshes flagged in need (nmesh), node spacing cfg->sdf_cell. On failure
+// free everything, write a message naming the key and the mesh into msg and return -1.
+int mjg_mesh_grids_build(const mjModel* m, const mjgConfig* cfg, const int* need,
+                         mjgMeshGrids* out, char* msg, int msg_size);
+
+// Copy every grid into a solver, in order: grid i becomes the solver's grid i.
+grnStatus mjg_mesh_grids_add(const mjgMeshGrids* grids, grnSolver* solver);
+
+// Free the grids; a zeroed struct is fine.
+void mjg_mesh_grids_free(mjgMeshGrids* grids);
+
+// The solver shape of geom g at rest at the world origin: type, size, bounding radius, grid
+// (meshes), friction (the larger of `friction` and the geom's sliding friction, mujoco's rule for
+// a pair); body -1. Returns 0 when the geom cannot touch grains: height fields, sdf plugin geoms,
+// meshes without a grid in grids (may be NULL).
+int mjg_geom_shape(const mjModel* m, int g, const mjgMeshGrids* grids, double friction,
+                   grnShape* s);
+
+#endif  // MJGRANULAR_PLUGIN_GEOMS_H_
