@@ -175,6 +175,63 @@ grnStatus grn_get_grains(const grnSolver* s, float* pos, float* vel) {
   return s->ops->get_grains(s, pos, vel);
 }
 
+grnContactLayout grn_contact_layout(int cap) {
+  grnContactLayout l;
+  size_t c = (size_t)cap;
+  l.npair = 0;
+  l.nshape = l.npair + c * sizeof(int);
+  l.pair = l.nshape + c * sizeof(int);
+  l.sc_shape = l.pair + GRN_MAX_PAIRS * c * sizeof(int);
+  l.pair_imp = l.sc_shape + GRN_MAX_SHAPE_CONTACTS * c * sizeof(int);
+  l.sc_imp = l.pair_imp + 3 * GRN_MAX_PAIRS * c * sizeof(float);
+  l.bytes = l.sc_imp + 3 * GRN_MAX_SHAPE_CONTACTS * c * sizeof(float);
+  return l;
+}
+
+size_t grn_contact_state_bytes(int capacity) {
+  return capacity > 0 ? grn_contact_layout(capacity).bytes : 0;
+}
+
+grnStatus grn_get_contacts(const grnSolver* s, void* buf) {
+  if (!s || !buf) return grnERR_ARG;
+  return s->ops->get_contacts(s, buf);
+}
+
+// a contact state fits when counts are within the slots, partners are grains in use listed in
+// increasing order, and impulses are finite
+static int contacts_fit(const grnSolver* s, const char* b) {
+  int cap = s->params.capacity;
+  grnContactLayout l = grn_contact_layout(cap);
+  const int* npair = (const int*)(b + l.npair);
+  const int* nshape = (const int*)(b + l.nshape);
+  const int* pair = (const int*)(b + l.pair);
+  const float* pair_imp = (const float*)(b + l.pair_imp);
+  const float* sc_imp = (const float*)(b + l.sc_imp);
+  for (int i = 0; i < cap; i++) {
+    int np = i < s->n ? npair[i] : 0, ns = i < s->n ? nshape[i] : 0;
+    if (npair[i] < 0 || npair[i] > (i < s->n ? GRN_MAX_PAIRS : 0)) return 0;
+    if (nshape[i] < 0 || nshape[i] > (i < s->n ? GRN_MAX_SHAPE_CONTACTS : 0)) return 0;
+    for (int k = 0; k < np; k++) {
+      int j = pair[GRN_SLOT(k, i, cap)];
+      if (j < 0 || j >= s->n || (k > 0 && j <= pair[GRN_SLOT(k - 1, i, cap)])) return 0;
+      for (int a = 0; a < 3; a++) {
+        if (!isfinite(pair_imp[3 * GRN_SLOT(k, i, cap) + a])) return 0;
+      }
+    }
+    for (int k = 0; k < ns; k++) {
+      for (int a = 0; a < 3; a++) {
+        if (!isfinite(sc_imp[3 * GRN_SLOT(k, i, cap) + a])) return 0;
+      }
+    }
+  }
+  return 1;
+}
+
+grnStatus grn_set_contacts(grnSolver* s, const void* buf) {
+  if (!s || !buf || !contacts_fit(s, (const char*)buf)) return grnERR_ARG;
+  return s->ops->set_contacts(s, buf);
+}
+
 grnStatus grn_add_grid(grnSolver* s, const grnGrid* g, int* id) {
   if (!s || !g || !id || !g->values || g->nx < 2 || g->ny < 2 || g->nz < 2 || !(g->cell > 0)) {
     return grnERR_ARG;

@@ -75,7 +75,8 @@ typedef enum grnShapeType_ {
   grnSHAPE_CYLINDER,        // size[0]: radius, size[1]: half-length along z
   grnSHAPE_ELLIPSOID,       // size: semi-axes
   grnSHAPE_GRID,            // sampled signed distance grid (grid: index from grn_add_grid)
-  grnSHAPE_BOXINSIDE,       // inside of a box (a container): grains kept within the half-extents
+  grnSHAPE_BOXINSIDE,       // inside of a box as free space; one contact (the nearest face), so
+                            // grains in its edges and corners rest better on planes
   grnNSHAPE
 } grnShapeType;
 
@@ -121,7 +122,8 @@ const grnParams* grn_params(const grnSolver* solver);
 // Mass of one grain [kg].
 float grn_grain_mass(const grnSolver* solver);
 
-// Replace all grains: n <= capacity; pos, vel are (n x 3); vel may be NULL (at rest).
+// Replace all grains: n <= capacity; pos, vel are (n x 3); vel may be NULL (at rest). Clears
+// the contact state (the next substep starts its contacts from zero impulse).
 grnStatus grn_set_grains(grnSolver* solver, int n, const float* pos, const float* vel);
 
 // Number of grains.
@@ -129,6 +131,18 @@ int grn_count(const grnSolver* solver);
 
 // Copy grain positions and/or velocities (n x 3) out; either pointer may be NULL.
 grnStatus grn_get_grains(const grnSolver* solver, float* pos, float* vel);
+
+// Size in bytes of the contact state of a solver of this capacity: each grain's contacts at the
+// end of the last substep with their impulses, the warm start of the next substep. With the
+// grains it makes the full solver state: saving both and restoring them continues a run exactly.
+size_t grn_contact_state_bytes(int capacity);
+
+// Copy the contact state into buf (grn_contact_state_bytes(capacity) bytes).
+grnStatus grn_get_contacts(const grnSolver* solver, void* buf);
+
+// Restore a contact state from grn_get_contacts (after grn_set_grains, which clears it); a
+// buffer that does not fit the current grains is refused with grnERR_ARG.
+grnStatus grn_set_contacts(grnSolver* solver, const void* buf);
 
 // Copy a signed distance grid into the solver; its index is written to *id.
 grnStatus grn_add_grid(grnSolver* solver, const grnGrid* grid, int* id);

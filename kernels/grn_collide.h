@@ -56,12 +56,30 @@ GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, int i, int*
   return count;
 }
 
-// grain-grain contacts of grain i into its contact slots, impulses cleared
+// grain-grain contacts of grain i into its contact slots. each contact that existed in the last
+// substep starts from its final impulse there (warm start: a resting pile keeps its contact
+// forces instead of rebuilding them from zero); the first iterate dv is the sum of those impulses.
 GRN_HD void grn_collide_grains(const grnData* d, const grnConsts* c, int i) {
   int cap = d->cap;
   int found = grn_grain_neighbors(d, c, i, d->pair + i, (size_t)cap, GRN_MAX_PAIRS);
   int count = found < GRN_MAX_PAIRS ? found : GRN_MAX_PAIRS;
-  for (int k = 0; k < count; k++) grn_store3(d->pair_imp + 3 * GRN_SLOT(k, i, cap), grn_v3(0, 0, 0));
+  int m = 0, nprev = d->npair_prev[i];
+  grnVec3 sum = grn_v3(0, 0, 0);
+  for (int k = 0; k < count; k++) {
+    size_t slot = GRN_SLOT(k, i, cap);
+    int j = d->pair[slot];
+    // both partner lists are sorted: merge
+    while (m < nprev && d->pair_prev[GRN_SLOT(m, i, cap)] < j) m++;
+    grnVec3 lam = grn_v3(0, 0, 0);
+    if (m < nprev && d->pair_prev[GRN_SLOT(m, i, cap)] == j) {
+      lam = grn_load3(d->pair_imp_prev + 3 * GRN_SLOT(m, i, cap));
+    }
+    grn_store3(d->pair_imp + 3 * slot, lam);
+    d->pair_bias[slot] = 0;
+    sum = grn_add(sum, lam);
+  }
+  grn_store3(d->dv + 3 * i, sum);
+  grn_store3(d->dvb + 3 * i, grn_v3(0, 0, 0));
   d->npair[i] = count;
   if (found > count) d->overflow[0] = 1;
 }
@@ -72,9 +90,11 @@ GRN_HD grnVec3 grn_shape_point_velocity(const grnShape* s, grnVec3 p) {
   return grn_add(grn_load3(s->linvel), grn_cross(w, grn_sub(p, grn_load3(s->com))));
 }
 
-// grain-shape contacts of grain i, for every shape closer than the speculative margin
+// grain-shape contacts of grain i, for every shape closer than the speculative margin, warm
+// started from the last substep's contact with the same shape (after grn_collide_grains)
 GRN_HD void grn_collide_shapes(const grnData* d, const grnConsts* c, int i) {
   grnVec3 x = grn_load3(d->pos + 3 * i);
+  grnVec3 sum = grn_load3(d->dv + 3 * i);
   int count = 0, cap = d->cap;
   for (int s = 0; s < d->nshapes; s++) {
     const grnShape* sh = d->shapes + s;
@@ -92,9 +112,18 @@ GRN_HD void grn_collide_shapes(const grnData* d, const grnConsts* c, int i) {
     grn_store3(d->sc_normal + 3 * slot, nrm);
     d->sc_depth[slot] = -dist;
     grn_store3(d->sc_vel + 3 * slot, grn_shape_point_velocity(sh, point));
-    grn_store3(d->sc_imp + 3 * slot, grn_v3(0, 0, 0));
+    grnVec3 lam = grn_v3(0, 0, 0);
+    for (int m = 0; m < d->nshape_prev[i]; m++) {
+      if (d->sc_shape_prev[GRN_SLOT(m, i, cap)] == s) {
+        lam = grn_load3(d->sc_imp_prev + 3 * GRN_SLOT(m, i, cap));
+      }
+    }
+    grn_store3(d->sc_imp + 3 * slot, lam);
+    d->sc_bias[slot] = 0;
+    sum = grn_add(sum, lam);
     count++;
   }
+  grn_store3(d->dv + 3 * i, sum);
   d->nshape[i] = count;
   d->ncontact[i] = count + d->npair[i];
 }

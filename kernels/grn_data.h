@@ -24,22 +24,43 @@ typedef struct grnData_ {
   int* cell;                  // integer cell of each grain                   (cap x 3)
   int* head;                  // first grain in each hash bucket, -1: empty   (hash_size)
   int* next;                  // next grain in the same bucket, -1: end       (cap)
+  float* dvb;                 // position-correction pseudo-velocity, last    (cap x 3)
+  float* dvb_next;            // position-correction pseudo-velocity, next    (cap x 3)
   int* ncontact;              // grain + shape contacts of each grain         (cap)
   int* npair;                 // grain-grain contacts of each grain           (cap)
   int* pair;                  // partner grain of each contact slot           (MAX_PAIRS x cap)
   float* pair_imp;            // accumulated velocity impulse on the grain    (MAX_PAIRS x cap x 3)
+  float* pair_bias;           // accumulated position-correction impulse      (MAX_PAIRS x cap)
   int* nshape;                // grain-shape contacts of each grain           (cap)
   int* sc_shape;              // shape index of each shape contact            (MAX_SC x cap)
   float* sc_normal;           // unit normal, from shape toward grain         (MAX_SC x cap x 3)
   float* sc_depth;            // penetration (> 0) or gap (< 0)               (MAX_SC x cap)
   float* sc_vel;              // shape velocity at the contact point          (MAX_SC x cap x 3)
   float* sc_imp;              // accumulated velocity impulse on the grain    (MAX_SC x cap x 3)
+  float* sc_bias;             // accumulated position-correction impulse      (MAX_SC x cap)
+  // the previous substep's contacts and final impulses, the warm start of this one
+  int* npair_prev;            // as npair                                     (cap)
+  int* pair_prev;             // as pair                                      (MAX_PAIRS x cap)
+  float* pair_imp_prev;       // as pair_imp                                  (MAX_PAIRS x cap x 3)
+  int* nshape_prev;           // as nshape                                    (cap)
+  int* sc_shape_prev;         // as sc_shape                                  (MAX_SC x cap)
+  float* sc_imp_prev;         // as sc_imp                                    (MAX_SC x cap x 3)
   int* overflow;              // contacts dropped for lack of slots           (1)
   int* nonfinite;             // set when a grain became nan or infinite      (1)
   const grnShape* shapes;     // shapes at this substep's pose                (nshapes)
   int nshapes;                // number of shapes
   const grnGridView* grids;   // sdf grids                                    (ngrids)
 } grnData;
+
+// the current contacts become the previous ones (the warm start of the next narrowphase)
+static inline void grn_swap_contacts(grnData* d) {
+  int* t = d->npair; d->npair = d->npair_prev; d->npair_prev = t;
+  t = d->pair; d->pair = d->pair_prev; d->pair_prev = t;
+  t = d->nshape; d->nshape = d->nshape_prev; d->nshape_prev = t;
+  t = d->sc_shape; d->sc_shape = d->sc_shape_prev; d->sc_shape_prev = t;
+  float* f = d->pair_imp; d->pair_imp = d->pair_imp_prev; d->pair_imp_prev = f;
+  f = d->sc_imp; d->sc_imp = d->sc_imp_prev; d->sc_imp_prev = f;
+}
 
 // per-substep constants derived from the params
 typedef struct grnConsts_ {

@@ -4,17 +4,18 @@
 
 #include "grn_data.h"
 
-// velocity before contacts: v + g dt; clears the contact velocity change
+// velocity before contacts: v + g dt
 GRN_HD void grn_predict_grain(const grnData* d, const grnConsts* c, int i) {
   grnVec3 v = grn_load3(d->vel + 3 * i);
   grn_store3(d->vpred + 3 * i, grn_add(v, grn_scale(grn_load3(c->gravity), c->dt)));
-  grn_store3(d->dv + 3 * i, grn_v3(0, 0, 0));
 }
 
-// symplectic euler: velocity first, then position with the new velocity; flags nan / inf
+// symplectic euler: velocity first, then position with the new velocity plus the baumgarte
+// pseudo-velocity (which is not kept); flags nan / inf
 GRN_HD void grn_integrate_grain(const grnData* d, const grnConsts* c, int i) {
   grnVec3 v = grn_add(grn_load3(d->vpred + 3 * i), grn_load3(d->dv + 3 * i));
-  grnVec3 x = grn_add(grn_load3(d->pos + 3 * i), grn_scale(v, c->dt));
+  grnVec3 move = grn_add(v, grn_load3(d->dvb + 3 * i));
+  grnVec3 x = grn_add(grn_load3(d->pos + 3 * i), grn_scale(move, c->dt));
   if (!grn_isfinite3(x) || !grn_isfinite3(v)) d->nonfinite[0] = 1;
   grn_store3(d->vel + 3 * i, v);
   grn_store3(d->pos + 3 * i, x);

@@ -34,12 +34,28 @@ struct grnBackendOps_ {
   void (*destroy)(grnSolver* s);
   grnStatus (*set_grains)(grnSolver* s, int n, const float* pos, const float* vel);
   grnStatus (*get_grains)(const grnSolver* s, float* pos, float* vel);
+  grnStatus (*get_contacts)(const grnSolver* s, void* buf);        // layout: grnContactLayout
+  grnStatus (*set_contacts)(grnSolver* s, const void* buf);
   grnStatus (*add_grid)(grnSolver* s, int id);            // copy s->grids[id] to the backend
   // one substep with s->shapes_now; adds force and torque sums into s->wrench_sum
   grnStatus (*substep)(grnSolver* s);
   grnStatus (*find_pairs)(grnSolver* s, int* pairs, int max, int* npairs);
   size_t (*memory_bytes)(const grnSolver* s);
 };
+
+// byte offsets of the arrays in a contact-state buffer (grn_get_contacts) for a capacity
+typedef struct grnContactLayout_ {
+  size_t npair;               // int    (cap)
+  size_t nshape;              // int    (cap)
+  size_t pair;                // int    (MAX_PAIRS x cap)
+  size_t sc_shape;            // int    (MAX_SC x cap)
+  size_t pair_imp;            // float  (MAX_PAIRS x cap x 3)
+  size_t sc_imp;              // float  (MAX_SC x cap x 3)
+  size_t bytes;               // total size
+} grnContactLayout;
+
+// contact-state layout for capacity cap
+grnContactLayout grn_contact_layout(int cap);
 
 // backends compiled into this build (cuda ops are NULL without nvcc); usable() says why not
 extern const grnBackendOps grn_cpu_ops;

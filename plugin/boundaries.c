@@ -1,5 +1,6 @@
 // static boundaries: world-body geoms become fixed solver shapes in their MJCF pose, the `domain`
-// key becomes a box container. Grain-wall friction follows MuJoCo's rule for a contact pair, the
+// key becomes six inward-facing planes (one contact per face, so a grain in a corner rests on
+// all the faces it touches). Grain-wall friction follows MuJoCo's rule for a contact pair, the
 // larger of the two coefficients (granular `friction` and the geom's sliding friction).
 #include "boundaries.h"
 
@@ -7,7 +8,7 @@
 #include <string.h>
 
 int mjg_boundaries_max(const mjModel* m) {
-  return m->body_geomnum[0] + 1;
+  return m->body_geomnum[0] + 6;
 }
 
 void mjg_boundaries_meshes(const mjModel* m, int* need) {
@@ -46,19 +47,23 @@ int mjg_boundaries_static(const mjModel* m, const mjgConfig* cfg, const mjgMeshG
     n++;
   }
 
-  // the domain: grains kept inside its box
-  if (cfg->has_domain && n < max) {
-    mjtNum centre[3], eye[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-    for (int i = 0; i < 3; i++) centre[i] = 0.5 * (cfg->domain[i] + cfg->domain[3 + i]);
+  // the domain: a plane on each face of its box, solid outside (a plane is solid below z = 0 of
+  // its frame, so each frame's z axis points into the box)
+  for (int face = 0; cfg->has_domain && face < 6 && n < max; face++) {
+    int axis = face / 2, upper = face % 2;
+    mjtNum normal[3] = {0, 0, 0}, pos[3], mat[9], quat[4];
+    normal[axis] = upper ? -1 : 1;
+    for (int i = 0; i < 3; i++) pos[i] = 0.5 * (cfg->domain[i] + cfg->domain[3 + i]);
+    pos[axis] = cfg->domain[3 * upper + axis];
+    mju_quatZ2Vec(quat, normal);
+    mju_quat2Mat(mat, quat);
     grnShape* s = out + n;
     memset(s, 0, sizeof(*s));
-    s->type = grnSHAPE_BOXINSIDE;
+    s->type = grnSHAPE_PLANE;
     s->friction = (float)cfg->friction;
     s->body = -1;
     s->grid = -1;
-    place_at_rest(s, centre, eye);
-    for (int i = 0; i < 3; i++) s->size[i] = (float)(0.5 * (cfg->domain[3 + i] - cfg->domain[i]));
-    s->rbound = 0;
+    place_at_rest(s, pos, mat);
     n++;
   }
 

@@ -11,6 +11,10 @@
 //   .. + 6 cap                nbody x 6   per body: granular force [N] and torque [N m] averaged
 //                                         over the last step, world frame, torque about the body's
 //                                         centre of mass (d->xipos); applied by compute
+//   .. + 6 nbody              C           contact state: the solver's contacts at the end of the
+//                                         last substep and their impulses, the warm start of the
+//                                         next (opaque int32/float32 bytes, see granular.h;
+//                                         C = grn_contact_state_bytes(cap) / sizeof(mjtNum))
 //
 // Grain values are floats widened to mjtNum: the solver works in float, so a state written back
 // by advance converts to the solver and back without loss. Only the first n grains are in use.
@@ -19,17 +23,24 @@
 
 #include <mujoco/mujoco.h>
 
+#include "granular.h"
+
 #define MJG_STATE_HEADER 4        // mjtNums before the grain arrays
-#define MJG_STATE_VERSION 1       // bump when the layout changes
+#define MJG_STATE_VERSION 2       // bump when the layout changes
 
 // header slots
 #define MJG_STATE_COUNT 0
 #define MJG_STATE_STAMP 1
 #define MJG_STATE_LAYOUT 2
 
+// mjtNums holding the contact state of capacity cap
+static inline int mjg_state_contact_size(int cap) {
+  return (int)((grn_contact_state_bytes(cap) + sizeof(mjtNum) - 1) / sizeof(mjtNum));
+}
+
 // number of mjtNums of an instance with capacity cap in a model with nbody bodies
 static inline int mjg_state_size(int cap, int nbody) {
-  return MJG_STATE_HEADER + 6 * cap + 6 * nbody;
+  return MJG_STATE_HEADER + 6 * cap + 6 * nbody + mjg_state_contact_size(cap);
 }
 
 // grain positions (cap x 3)
@@ -46,6 +57,11 @@ static inline mjtNum* mjg_state_vel(mjtNum* state, int cap) {
 // per-body wrenches (nbody x 6)
 static inline mjtNum* mjg_state_wrench(mjtNum* state, int cap) {
   return state + MJG_STATE_HEADER + 6 * (size_t)cap;
+}
+
+// contact state (opaque bytes)
+static inline mjtNum* mjg_state_contacts(mjtNum* state, int cap, int nbody) {
+  return state + MJG_STATE_HEADER + 6 * (size_t)cap + 6 * (size_t)nbody;
 }
 
 #endif  // MJGRANULAR_PLUGIN_STATE_H_

@@ -115,7 +115,7 @@ int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
   t->cfg = cfg;
   t->cap = cfg.count;
   t->nbody = m->nbody;
-  t->max_shapes = m->ngeom + 1;
+  t->max_shapes = m->ngeom + 6;
   t->bed = (mjtNum*)malloc(3 * (size_t)t->cap * sizeof(mjtNum));
   t->shapes = (grnShape*)calloc(t->max_shapes, sizeof(grnShape));
   t->pos = (float*)malloc(3 * (size_t)t->cap * sizeof(float));
@@ -266,6 +266,7 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
     }
   }
   st = grn_set_grains(t->solver, n, t->pos, t->vel);
+  if (st == grnOK) st = grn_set_contacts(t->solver, mjg_state_contacts(state, t->cap, t->nbody));
 
   // static boundaries, then the coupled bodies' geoms in their start-of-step pose, moving at the
   // bodies' end-of-step velocity (see bodies.c)
@@ -279,6 +280,7 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
   if (st == grnOK) st = grn_advance(t->solver, nsub);
   if (st == grnOK) st = grn_get_grains(t->solver, t->pos, t->vel);
   if (st == grnOK) st = grn_get_wrenches(t->solver, t->wrench);
+  if (st == grnOK) st = grn_get_contacts(t->solver, mjg_state_contacts(state, t->cap, t->nbody));
   if (st != grnOK) {
     advance_failed(t, d->time, "granular solver", st);
     return;

@@ -24,10 +24,11 @@ static void* cpu_alloc(grnCpu* c, size_t count, size_t size, int* ok) {
 
 static void cpu_free_arrays(grnCpu* c) {
   grnData* d = &c->d;
-  void* arrays[] = {d->pos, d->vel, d->vpred, d->dv, d->dv_next, d->cell, d->head, d->next,
-                    d->ncontact, d->npair, d->pair, d->pair_imp, d->nshape, d->sc_shape,
-                    d->sc_normal, d->sc_depth, d->sc_vel, d->sc_imp, d->overflow, d->nonfinite,
-                    c->wrench_part};
+  void* arrays[] = {d->pos, d->vel, d->vpred, d->dv, d->dv_next, d->dvb, d->dvb_next, d->cell,
+                    d->head, d->next, d->ncontact, d->npair, d->pair, d->pair_imp, d->pair_bias,
+                    d->nshape, d->sc_shape, d->sc_normal, d->sc_depth, d->sc_vel, d->sc_imp,
+                    d->sc_bias, d->npair_prev, d->pair_prev, d->pair_imp_prev, d->nshape_prev,
+                    d->sc_shape_prev, d->sc_imp_prev, d->overflow, d->nonfinite, c->wrench_part};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) free(arrays[i]);
 }
 
@@ -52,6 +53,8 @@ static grnStatus cpu_create(grnSolver* s) {
   d->vpred = (float*)cpu_alloc(c, 3 * (size_t)cap, sizeof(float), &ok);
   d->dv = (float*)cpu_alloc(c, 3 * (size_t)cap, sizeof(float), &ok);
   d->dv_next = (float*)cpu_alloc(c, 3 * (size_t)cap, sizeof(float), &ok);
+  d->dvb = (float*)cpu_alloc(c, 3 * (size_t)cap, sizeof(float), &ok);
+  d->dvb_next = (float*)cpu_alloc(c, 3 * (size_t)cap, sizeof(float), &ok);
   d->cell = (int*)cpu_alloc(c, 3 * (size_t)cap, sizeof(int), &ok);
   d->head = (int*)cpu_alloc(c, d->hash_size, sizeof(int), &ok);
   d->next = (int*)cpu_alloc(c, cap, sizeof(int), &ok);
@@ -59,12 +62,20 @@ static grnStatus cpu_create(grnSolver* s) {
   d->npair = (int*)cpu_alloc(c, cap, sizeof(int), &ok);
   d->pair = (int*)cpu_alloc(c, kp * cap, sizeof(int), &ok);
   d->pair_imp = (float*)cpu_alloc(c, 3 * kp * cap, sizeof(float), &ok);
+  d->pair_bias = (float*)cpu_alloc(c, kp * cap, sizeof(float), &ok);
+  d->npair_prev = (int*)cpu_alloc(c, cap, sizeof(int), &ok);
+  d->pair_prev = (int*)cpu_alloc(c, kp * cap, sizeof(int), &ok);
+  d->pair_imp_prev = (float*)cpu_alloc(c, 3 * kp * cap, sizeof(float), &ok);
   d->nshape = (int*)cpu_alloc(c, cap, sizeof(int), &ok);
   d->sc_shape = (int*)cpu_alloc(c, ks * cap, sizeof(int), &ok);
   d->sc_normal = (float*)cpu_alloc(c, 3 * ks * cap, sizeof(float), &ok);
   d->sc_depth = (float*)cpu_alloc(c, ks * cap, sizeof(float), &ok);
   d->sc_vel = (float*)cpu_alloc(c, 3 * ks * cap, sizeof(float), &ok);
   d->sc_imp = (float*)cpu_alloc(c, 3 * ks * cap, sizeof(float), &ok);
+  d->sc_bias = (float*)cpu_alloc(c, ks * cap, sizeof(float), &ok);
+  d->nshape_prev = (int*)cpu_alloc(c, cap, sizeof(int), &ok);
+  d->sc_shape_prev = (int*)cpu_alloc(c, ks * cap, sizeof(int), &ok);
+  d->sc_imp_prev = (float*)cpu_alloc(c, 3 * ks * cap, sizeof(float), &ok);
   d->overflow = (int*)cpu_alloc(c, 1, sizeof(int), &ok);
   d->nonfinite = (int*)cpu_alloc(c, 1, sizeof(int), &ok);
   c->nthread = omp_get_max_threads();
@@ -86,7 +97,38 @@ static grnStatus cpu_set_grains(grnSolver* s, int n, const float* pos, const flo
   } else {
     memset(c->d.vel, 0, 3 * (size_t)n * sizeof(float));
   }
+  // a new configuration: no contacts to warm start from
+  memset(c->d.npair, 0, (size_t)c->d.cap * sizeof(int));
+  memset(c->d.nshape, 0, (size_t)c->d.cap * sizeof(int));
   c->d.n = n;
+  return grnOK;
+}
+
+static grnStatus cpu_get_contacts(const grnSolver* s, void* buf) {
+  const grnData* d = &((const grnCpu*)s->impl)->d;
+  grnContactLayout l = grn_contact_layout(d->cap);
+  char* b = (char*)buf;
+  size_t cap = (size_t)d->cap;
+  memcpy(b + l.npair, d->npair, cap * sizeof(int));
+  memcpy(b + l.nshape, d->nshape, cap * sizeof(int));
+  memcpy(b + l.pair, d->pair, GRN_MAX_PAIRS * cap * sizeof(int));
+  memcpy(b + l.sc_shape, d->sc_shape, GRN_MAX_SHAPE_CONTACTS * cap * sizeof(int));
+  memcpy(b + l.pair_imp, d->pair_imp, 3 * GRN_MAX_PAIRS * cap * sizeof(float));
+  memcpy(b + l.sc_imp, d->sc_imp, 3 * GRN_MAX_SHAPE_CONTACTS * cap * sizeof(float));
+  return grnOK;
+}
+
+static grnStatus cpu_set_contacts(grnSolver* s, const void* buf) {
+  grnData* d = &((grnCpu*)s->impl)->d;
+  grnContactLayout l = grn_contact_layout(d->cap);
+  const char* b = (const char*)buf;
+  size_t cap = (size_t)d->cap;
+  memcpy(d->npair, b + l.npair, cap * sizeof(int));
+  memcpy(d->nshape, b + l.nshape, cap * sizeof(int));
+  memcpy(d->pair, b + l.pair, GRN_MAX_PAIRS * cap * sizeof(int));
+  memcpy(d->sc_shape, b + l.sc_shape, GRN_MAX_SHAPE_CONTACTS * cap * sizeof(int));
+  memcpy(d->pair_imp, b + l.pair_imp, 3 * GRN_MAX_PAIRS * cap * sizeof(float));
+  memcpy(d->sc_imp, b + l.sc_imp, 3 * GRN_MAX_SHAPE_CONTACTS * cap * sizeof(float));
   return grnOK;
 }
 
@@ -166,6 +208,10 @@ static grnStatus cpu_substep(grnSolver* s) {
     // broadphase
     cpu_build_hash(d, k);
 
+    // last substep's contacts become the warm start
+    #pragma omp single
+    grn_swap_contacts(d);
+
     // narrowphase: grain-grain, then grain-shape
     #pragma omp for schedule(static)
     for (int i = 0; i < d->n; i++) {
@@ -182,6 +228,9 @@ static grnStatus cpu_substep(grnSolver* s) {
         float* t = d->dv;
         d->dv = d->dv_next;
         d->dv_next = t;
+        t = d->dvb;
+        d->dvb = d->dvb_next;
+        d->dvb_next = t;
       }
     }
 
@@ -229,6 +278,6 @@ static size_t cpu_memory_bytes(const grnSolver* s) {
 }
 
 const grnBackendOps grn_cpu_ops = {
-  cpu_create, cpu_destroy, cpu_set_grains, cpu_get_grains, cpu_add_grid,
-  cpu_substep, cpu_find_pairs, cpu_memory_bytes,
+  cpu_create, cpu_destroy, cpu_set_grains, cpu_get_grains, cpu_get_contacts, cpu_set_contacts,
+  cpu_add_grid, cpu_substep, cpu_find_pairs, cpu_memory_bytes,
 };

@@ -155,10 +155,12 @@ static void cuda_destroy(grnSolver* s) {
   cudaSetDevice(g->device);
   if (g->stream) cudaStreamSynchronize(g->stream);
   grnData* d = &g->d;
-  void* arrays[] = {d->pos, d->vel, d->vpred, d->dv, d->dv_next, d->cell, d->head, d->next,
-                    d->ncontact, d->npair, d->pair, d->pair_imp, d->nshape, d->sc_shape,
-                    d->sc_normal, d->sc_depth, d->sc_vel, d->sc_imp, g->shapes, g->grids,
-                    g->wrench_part, g->out};
+  void* arrays[] = {d->pos, d->vel, d->vpred, d->dv, d->dv_next, d->dvb, d->dvb_next, d->cell,
+                    d->head, d->next, d->ncontact, d->npair, d->pair, d->pair_imp, d->pair_bias,
+                    d->nshape, d->sc_shape, d->sc_normal, d->sc_depth, d->sc_vel, d->sc_imp,
+                    d->sc_bias, d->npair_prev, d->pair_prev, d->pair_imp_prev, d->nshape_prev,
+                    d->sc_shape_prev, d->sc_imp_prev, g->shapes, g->grids, g->wrench_part,
+                    g->out};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
     if (arrays[i]) cudaFree(arrays[i]);
   }
@@ -195,6 +197,12 @@ static grnStatus cuda_create_arrays(grnSolver* s, grnCuda* g) {
     {(void**)&d->nshape, cap * n},            {(void**)&d->sc_shape, ks * cap * n},
     {(void**)&d->sc_normal, 3 * ks * cap * f}, {(void**)&d->sc_depth, ks * cap * f},
     {(void**)&d->sc_vel, 3 * ks * cap * f},   {(void**)&d->sc_imp, 3 * ks * cap * f},
+    {(void**)&d->dvb, 3 * cap * f},           {(void**)&d->dvb_next, 3 * cap * f},
+    {(void**)&d->pair_bias, kp * cap * f},    {(void**)&d->sc_bias, ks * cap * f},
+    {(void**)&d->npair_prev, cap * n},        {(void**)&d->pair_prev, kp * cap * n},
+    {(void**)&d->pair_imp_prev, 3 * kp * cap * f},
+    {(void**)&d->nshape_prev, cap * n},       {(void**)&d->sc_shape_prev, ks * cap * n},
+    {(void**)&d->sc_imp_prev, 3 * ks * cap * f},
     {(void**)&g->shapes, nshape * sizeof(grnShape)},
     {(void**)&g->wrench_part, nbody * GRN_CUDA_WRENCH_BLOCKS * 6 * sizeof(double)},
     {(void**)&g->out, g->out_bytes},
@@ -253,8 +261,51 @@ static grnStatus cuda_set_grains(grnSolver* s, int n, const float* pos, const fl
       GRN_CUDA_TRY(cudaMemsetAsync(g->d.vel, 0, bytes, g->stream));
     }
   }
+  // a new configuration: no contacts to warm start from
+  GRN_CUDA_TRY(cudaMemsetAsync(g->d.npair, 0, (size_t)g->d.cap * sizeof(int), g->stream));
+  GRN_CUDA_TRY(cudaMemsetAsync(g->d.nshape, 0, (size_t)g->d.cap * sizeof(int), g->stream));
   GRN_CUDA_TRY(cudaStreamSynchronize(g->stream));
   g->d.n = n;
+  return grnOK;
+}
+
+// the contact arrays and their places in a contact-state buffer
+typedef struct grnCudaContactArray_ { void* dev; size_t offset, bytes; } grnCudaContactArray;
+
+static void cuda_contact_arrays(const grnData* d, grnCudaContactArray a[6]) {
+  grnContactLayout l = grn_contact_layout(d->cap);
+  size_t cap = (size_t)d->cap, kp = GRN_MAX_PAIRS, ks = GRN_MAX_SHAPE_CONTACTS;
+  a[0] = (grnCudaContactArray){d->npair, l.npair, cap * sizeof(int)};
+  a[1] = (grnCudaContactArray){d->nshape, l.nshape, cap * sizeof(int)};
+  a[2] = (grnCudaContactArray){d->pair, l.pair, kp * cap * sizeof(int)};
+  a[3] = (grnCudaContactArray){d->sc_shape, l.sc_shape, ks * cap * sizeof(int)};
+  a[4] = (grnCudaContactArray){d->pair_imp, l.pair_imp, 3 * kp * cap * sizeof(float)};
+  a[5] = (grnCudaContactArray){d->sc_imp, l.sc_imp, 3 * ks * cap * sizeof(float)};
+}
+
+static grnStatus cuda_get_contacts(const grnSolver* s, void* buf) {
+  const grnCuda* g = (const grnCuda*)s->impl;
+  grnCudaContactArray a[6];
+  cuda_contact_arrays(&g->d, a);
+  GRN_CUDA_TRY(cudaSetDevice(g->device));
+  for (int i = 0; i < 6; i++) {
+    GRN_CUDA_TRY(cudaMemcpyAsync((char*)buf + a[i].offset, a[i].dev, a[i].bytes,
+                                 cudaMemcpyDeviceToHost, g->stream));
+  }
+  GRN_CUDA_TRY(cudaStreamSynchronize(g->stream));
+  return grnOK;
+}
+
+static grnStatus cuda_set_contacts(grnSolver* s, const void* buf) {
+  grnCuda* g = (grnCuda*)s->impl;
+  grnCudaContactArray a[6];
+  cuda_contact_arrays(&g->d, a);
+  GRN_CUDA_TRY(cudaSetDevice(g->device));
+  for (int i = 0; i < 6; i++) {
+    GRN_CUDA_TRY(cudaMemcpyAsync(a[i].dev, (const char*)buf + a[i].offset, a[i].bytes,
+                                 cudaMemcpyHostToDevice, g->stream));
+  }
+  GRN_CUDA_TRY(cudaStreamSynchronize(g->stream));
   return grnOK;
 }
 
@@ -359,6 +410,9 @@ static grnStatus cuda_substep(grnSolver* s) {
   GRN_CUDA_TRY(grn_cuda_clear_heads(d, stream));
   GRN_CUDA_TRY(grn_cuda_hash_insert(d, k, stream));
 
+  // last substep's contacts become the warm start
+  grn_swap_contacts(d);
+
   // narrowphase: grain-grain, then grain-shape
   GRN_CUDA_TRY(grn_cuda_collide(d, k, stream));
 
@@ -368,6 +422,9 @@ static grnStatus cuda_substep(grnSolver* s) {
     float* t = d->dv;
     d->dv = d->dv_next;
     d->dv_next = t;
+    t = d->dvb;
+    d->dvb = d->dvb_next;
+    d->dvb_next = t;
   }
 
   // reaction on the bodies
@@ -465,7 +522,8 @@ static size_t cuda_memory_bytes(const grnSolver* s) {
 }
 
 static const grnBackendOps grn_cuda_ops = {
-  cuda_create, cuda_destroy, cuda_set_grains, cuda_get_grains, cuda_add_grid,
+  cuda_create, cuda_destroy, cuda_set_grains, cuda_get_grains, cuda_get_contacts,
+  cuda_set_contacts, cuda_add_grid,
   cuda_substep, cuda_find_pairs, cuda_memory_bytes,
 };
 

@@ -17,6 +17,9 @@ namespace mjg_test {
 
 // state layout (plugin/state.h): header of 4, positions, velocities, wrenches
 constexpr int kHeader = 4;
+// mjtNums of contact state per grain: counts (2 int32), 16 grain + 4 shape contact slots with an
+// int32 partner and a float32 impulse (x, y, z) each: 328 bytes
+constexpr int kContactPerGrain = 41;
 
 // load the plugin library once per process
 inline void LoadPlugin() {
@@ -96,7 +99,7 @@ struct Grains {
 // the grains of instance 0; capacity from the state size
 inline Grains GrainsOf(const mjModel* m, mjData* d) {
   int size = m->plugin_statenum[0];
-  int cap = (size - kHeader - 6 * m->nbody) / 6;
+  int cap = (size - kHeader - 6 * m->nbody) / (6 + kContactPerGrain);
   return Grains{d->plugin_state + m->plugin_stateadr[0], cap};
 }
 
