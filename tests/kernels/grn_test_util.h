@@ -51,15 +51,30 @@ inline grnShape TiltedPlane(double theta, float friction) {
   return s;
 }
 
-// a static container: the inside of a box with half-extents h centred at c
-inline grnShape Container(const float c[3], const float h[3], float friction) {
-  grnShape s = StaticShape(grnSHAPE_BOXINSIDE);
-  for (int i = 0; i < 3; i++) {
-    s.pos[i] = c[i];
-    s.size[i] = h[i];
+// a static open container: the floor and four walls of a box with half-extents h centred at c,
+// as five planes (one contact each, so a grain in an edge or a corner rests on every face it
+// touches); each plane's frame has its z axis pointing into the box
+inline std::vector<grnShape> Container(const float c[3], const float h[3], float friction) {
+  // rows of each frame: x axis, y axis, z axis (the inward normal)
+  const float frames[5][9] = {
+    {1, 0, 0, 0, 1, 0, 0, 0, 1},     // floor, normal +z
+    {0, 0, -1, 0, 1, 0, 1, 0, 0},    // wall at -x, normal +x
+    {0, 0, 1, 0, 1, 0, -1, 0, 0},    // wall at +x, normal -x
+    {1, 0, 0, 0, 0, -1, 0, 1, 0},    // wall at -y, normal +y
+    {1, 0, 0, 0, 0, 1, 0, -1, 0},    // wall at +y, normal -y
+  };
+  std::vector<grnShape> walls;
+  for (int f = 0; f < 5; f++) {
+    grnShape s = StaticShape(grnSHAPE_PLANE);
+    // shape mat maps frame to world: its columns are the frame axes
+    for (int i = 0; i < 3; i++) {
+      for (int j = 0; j < 3; j++) s.mat[3 * i + j] = frames[f][3 * j + i];
+    }
+    for (int i = 0; i < 3; i++) s.pos[i] = c[i] - s.mat[3 * i + 2] * h[i];
+    s.friction = friction;
+    walls.push_back(s);
   }
-  s.friction = friction;
-  return s;
+  return walls;
 }
 
 // grain positions and velocities read back from a solver

@@ -34,8 +34,9 @@ grnParams Params() {
 void Simulate(grnSolver* s, Outcome* out) {
   grnParams p = Params();
   const float c[3] = {0, 0, 0.15f}, h[3] = {0.05f, 0.05f, 0.15f};
-  grnShape shapes[2] = {grn_test::Container(c, h, 0.5f), grn_test::StaticShape(grnSHAPE_SPHERE)};
-  grnShape& ball = shapes[1];
+  std::vector<grnShape> shapes = grn_test::Container(c, h, 0.5f);
+  shapes.push_back(grn_test::StaticShape(grnSHAPE_SPHERE));
+  grnShape& ball = shapes.back();
   ball.size[0] = 0.02f;
   ball.rbound = 0.02f;
   ball.body = 1;
@@ -54,7 +55,7 @@ void Simulate(grnSolver* s, Outcome* out) {
     float t = k * 50 * p.dt;
     ball.pos[0] = ball.com[0] = -0.03f + ball.linvel[0] * t;
     ball.pos[2] = ball.com[2] = 0.03f;
-    ASSERT_EQ(grn_set_shapes(s, 2, shapes), grnOK);
+    ASSERT_EQ(grn_set_shapes(s, (int)shapes.size(), shapes.data()), grnOK);
     ASSERT_EQ(grn_advance(s, 50), grnOK);
     std::vector<double> w(6 * p.max_bodies);
     ASSERT_EQ(grn_get_wrenches(s, w.data()), grnOK);
