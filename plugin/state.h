@@ -3,7 +3,9 @@
 //
 //   offset                    size        content
 //   0                         1           grain count n (0 <= n <= capacity)
-//   1                         1           stamp: reserved for the gpu upload skip (0 on the cpu)
+//   1                         1           gpu only (0 on the cpu): stamp of the last advance;
+//                                         the upload is skipped while it is unchanged (set it
+//                                         to 0 after writing grains into the state by hand)
 //   2                         1           layout version (MJG_STATE_VERSION)
 //   3                         1           reserved (0)
 //   MJG_STATE_HEADER          cap x 3     grain positions, world frame [m]

@@ -4,6 +4,7 @@
 #include "terrain.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,24 @@ static grnStatus ensure_solver(mjgTerrain* t, const mjModel* m, int* nsub) {
   t->solver_dt = dt;
   memcpy(t->solver_gravity, g, sizeof(g));
   return grnOK;
+}
+
+// the backend that `auto` chose, said once per process on stderr
+static void report_backend(const mjgTerrain* t) {
+  static atomic_int reported = 0;
+  if (t->cfg.backend != grnBACKEND_AUTO || atomic_exchange(&reported, 1)) return;
+  grnBackend used = grn_backend(t->solver);
+  fprintf(stderr, MJG_PLUGIN_NAME ": backend auto uses %s%s%s\n", grn_backend_name(used),
+          used == grnBACKEND_CPU ? "; cuda: " : ", ", grn_cuda_info());
+}
+
+// a stamp no other instance in this process writes: the upper bits number the instance, the
+// lower count its downloads (exact in a double up to 2^53)
+static double next_stamp(mjgTerrain* t) {
+  static atomic_llong instances = 0;
+  if (!t->stamp_id) t->stamp_id = atomic_fetch_add(&instances, 1) + 1;
+  t->stamp_count = (t->stamp_count + 1) & ((1ll << 24) - 1);
+  return (double)(t->stamp_id % (1ll << 28)) * (double)(1ll << 24) + (double)t->stamp_count;
 }
 
 static void terrain_free(mjgTerrain* t) {
@@ -176,8 +195,8 @@ int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
   grnStatus st = ensure_solver(t, m, &nsub);
   if (st != grnOK) {
     if (st == grnERR_UNAVAILABLE || st == grnERR_NO_DEVICE || st == grnERR_DEVICE) {
-      mju_warning(MJG_PLUGIN_NAME ": config key 'backend' = '%s': %s",
-                  grn_backend_name(t->cfg.backend), grn_status_string(st));
+      mju_warning(MJG_PLUGIN_NAME ": config key 'backend' = '%s': %s (%s)",
+                  grn_backend_name(t->cfg.backend), grn_status_string(st), grn_cuda_info());
     } else {
       mju_warning(MJG_PLUGIN_NAME ": could not create the granular solver: %s",
                   grn_status_string(st));
@@ -186,6 +205,7 @@ int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
     return -1;
   }
 
+  report_backend(t);
   d->plugin_data[instance] = (uintptr_t)t;
   return 0;
 }
@@ -256,8 +276,12 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
     return;
   }
 
-  // grains from plugin_state into the solver
-  for (int i = 0; i < 3 * n; i++) {
+  // grains from plugin_state into the solver: on a gpu, skipped when the state is still the one
+  // this instance wrote at its last download (its stamp), so plain stepping pays no upload
+  int on_gpu = grn_backend(t->solver) == grnBACKEND_CUDA;
+  int fresh = on_gpu && t->stamp_id && state[MJG_STATE_STAMP] == t->last_stamp &&
+              n == grn_count(t->solver);
+  for (int i = 0; i < 3 * n && !fresh; i++) {
     t->pos[i] = (float)pos[i];
     t->vel[i] = (float)vel[i];
     if (!isfinite(t->pos[i]) || !isfinite(t->vel[i])) {
@@ -265,8 +289,12 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
       return;
     }
   }
-  st = grn_set_grains(t->solver, n, t->pos, t->vel);
-  if (st == grnOK) st = grn_set_contacts(t->solver, mjg_state_contacts(state, t->cap, t->nbody));
+  if (!fresh) {
+    st = grn_set_grains(t->solver, n, t->pos, t->vel);
+    if (st == grnOK) {
+      st = grn_set_contacts(t->solver, mjg_state_contacts(state, t->cap, t->nbody));
+    }
+  }
 
   // static boundaries, then the coupled bodies' geoms in their start-of-step pose, moving at the
   // bodies' end-of-step velocity (see bodies.c)
@@ -293,5 +321,6 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
   }
   mjtNum* wrench = mjg_state_wrench(state, t->cap);
   for (int i = 0; i < 6 * t->nbody; i++) wrench[i] = t->wrench[i];
+  if (on_gpu) t->last_stamp = state[MJG_STATE_STAMP] = next_stamp(t);
   t->failing = 0;
 }

@@ -28,6 +28,9 @@ typedef struct mjgTerrain_ {
   float* pos;               // grain positions staged for the solver              (cap x 3)
   float* vel;               // grain velocities staged for the solver             (cap x 3)
   double* wrench;           // per-body wrenches read from the solver             (nbody x 6)
+  long long stamp_id;       // this instance's number in the process, 0 until its first stamp
+  long long stamp_count;    // downloads so far (mod 2^24)
+  double last_stamp;        // stamp written with the last download into plugin_state
   int failing;              // 1 while advance keeps failing (warn once per run of failures)
   int capped;               // 1 once the scene-budget note was given
 } mjgTerrain;

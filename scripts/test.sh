@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# sets up, builds and runs the whole test suite (googletest through ctest, then pytest).
+# sets up, builds and runs the whole test suite (googletest through ctest).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/setup.sh"
 bash "$root/scripts/build.sh"
+# openmp threads that sleep rather than spin at barriers: ctest runs tests side by side
+export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
 cd "$root/build"
 ctest --output-on-failure -j"$(nproc)"
