@@ -1,0 +1,592 @@
+// settling-scene benchmark driver for scripts/bench/peers.py (not a test).
+//
+// four modes; all but init print one json object per measurement on stdout:
+//
+//   init     the peers' initial state: n non-overlapping grains at uniformly random positions in
+//            a box, by random sequential addition, written as float32 x y z per grain.
+//   settle   the peers' scene: grains from a file (float32 x y z per grain, as peers.py writes
+//            it) fall and settle in an open-topped square container for a simulated time at the
+//            solver's defaults; the final positions and velocities are written to a file
+//            (float32 x y z vx vy vz per grain). times the whole advance.
+//   hash     seeds' fig. 3: a tall square column of grains settles (untimed, 1 ms substep),
+//            then the same column is timed at each hash table size (factors of the grain count),
+//            the fastest of R timings each.
+//   bodies   seeds' fig. 9 (left) without the gear tower: a bed of grains with k kinematic
+//            shapes (boxes and cylinders alternately) spinning about the vertical in it; timed
+//            for each k, with a wrench slot per shape as the plugin would have.
+//
+//   bench_settle init   --grains N --out FILE --width W --height H [--seed U]
+//   bench_settle settle --in FILE --out FILE --width W --height H --time T
+//   bench_settle hash   --grains N --factors 0.5,1,2,4,8 --substeps S [--repeat R]
+//   bench_settle bodies --grains N --counts 0,1,2,4,8,16 --time T
+//   common: [--backend cpu|cuda] [--dt S] [--iterations K] [--seed U] [--settle T]
+//   thread count: OMP_NUM_THREADS
+#define _DEFAULT_SOURCE  // clock_gettime
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "granular.h"
+
+#define MAX_LIST 32
+
+typedef struct Options_ {
+  const char* mode;           // init | settle | hash | bodies
+  const char* in;             // settle: initial grains (n x 3 float32)
+  const char* out;            // settle: final grains (n x 6 float32), may be NULL
+  double width;               // settle: container side [m]
+  double height;              // settle: container height [m]
+  double time;                // settle, bodies: simulated time [s]
+  int grains;                 // hash, bodies: grain count
+  double list[MAX_LIST];      // hash: table size factors; bodies: shape counts
+  int nlist;                  // entries in list
+  int substeps;               // hash: timed substeps per factor
+  int repeat;                 // hash: timings per factor, the fastest kept
+  double settle;              // hash, bodies: untimed settling time [s]
+  grnBackend backend;         // solver backend
+  double dt;                  // substep (0: default)
+  int iterations;             // projected jacobi iterations (0: default)
+  unsigned seed;              // lattice jitter
+} Options;
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+// uniform in [-1, 1] from a xorshift state
+static float jitter(unsigned* s) {
+  *s ^= *s << 13;
+  *s ^= *s >> 17;
+  *s ^= *s << 5;
+  return (float)(*s & 0xffffff) / (float)0x7fffff - 1.0f;
+}
+
+// a comma-separated list of numbers; 0 on a bad entry
+static int parse_list(const char* text, double* out, int* n) {
+  char buf[512];
+  snprintf(buf, sizeof(buf), "%s", text);
+  *n = 0;
+  for (char* tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+    char* end;
+    double v = strtod(tok, &end);
+    if (end == tok || *end || *n == MAX_LIST || !(v >= 0)) return 0;
+    out[(*n)++] = v;
+  }
+  return *n > 0;
+}
+
+static int parse_args(int argc, char** argv, Options* o) {
+  memset(o, 0, sizeof(*o));
+  o->backend = grnBACKEND_CPU;
+  o->substeps = 100;
+  o->repeat = 1;
+  o->settle = 0.5;
+  o->seed = 12345;
+  if (argc < 2) return 0;
+  o->mode = argv[1];
+  if (strcmp(o->mode, "init") && strcmp(o->mode, "settle") && strcmp(o->mode, "hash") &&
+      strcmp(o->mode, "bodies")) {
+    return 0;
+  }
+  for (int i = 2; i < argc; i += 2) {
+    const char* a = argv[i];
+    const char* v = i + 1 < argc ? argv[i + 1] : NULL;
+    char* end = (char*)"";
+    if (!v) return 0;
+    if (!strcmp(a, "--in")) o->in = v;
+    else if (!strcmp(a, "--out")) o->out = v;
+    else if (!strcmp(a, "--width")) o->width = strtod(v, &end);
+    else if (!strcmp(a, "--height")) o->height = strtod(v, &end);
+    else if (!strcmp(a, "--time")) o->time = strtod(v, &end);
+    else if (!strcmp(a, "--grains")) o->grains = (int)strtol(v, &end, 10);
+    else if (!strcmp(a, "--factors") || !strcmp(a, "--counts")) {
+      if (!parse_list(v, o->list, &o->nlist)) return 0;
+    } else if (!strcmp(a, "--substeps")) o->substeps = (int)strtol(v, &end, 10);
+    else if (!strcmp(a, "--repeat")) o->repeat = (int)strtol(v, &end, 10);
+    else if (!strcmp(a, "--settle")) o->settle = strtod(v, &end);
+    else if (!strcmp(a, "--dt")) o->dt = strtod(v, &end);
+    else if (!strcmp(a, "--iterations")) o->iterations = (int)strtol(v, &end, 10);
+    else if (!strcmp(a, "--seed")) o->seed = (unsigned)strtoul(v, &end, 10);
+    else if (!strcmp(a, "--backend")) {
+      if (!strcmp(v, "cpu")) o->backend = grnBACKEND_CPU;
+      else if (!strcmp(v, "cuda")) o->backend = grnBACKEND_CUDA;
+      else return 0;
+    } else {
+      return 0;
+    }
+    if (*end) return 0;
+  }
+  if (!strcmp(o->mode, "init")) {
+    return o->out && o->grains > 0 && o->width > 0 && o->height > 0;
+  }
+  if (!strcmp(o->mode, "settle")) {
+    return o->in && o->width > 0 && o->height > 0 && o->time > 0;
+  }
+  return o->grains > 0 && o->nlist > 0 && o->substeps > 0 && o->repeat > 0 && o->settle >= 0 &&
+         (strcmp(o->mode, "bodies") || o->time > 0);
+}
+
+// default params with the options' substep and iterations
+static grnParams make_params(const Options* o, int capacity) {
+  grnParams p;
+  grn_default_params(&p);
+  p.capacity = capacity;
+  if (o->dt > 0) p.dt = (float)o->dt;
+  if (o->iterations > 0) p.iterations = o->iterations;
+  return p;
+}
+
+#define NWALL 5  // shapes of the container
+
+// the open-topped square container x, y in [-w/2, w/2], z >= 0 as five static planes (floor and
+// four walls; planes rather than one box, so a grain in an edge or corner touches each face)
+static void container(float w, float friction, grnShape* walls) {
+  // inward normal of each plane and its distance from the origin
+  const float normal[NWALL][3] = {{0, 0, 1}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}};
+  const float offset[NWALL] = {0, 0.5f * w, 0.5f * w, 0.5f * w, 0.5f * w};
+  for (int f = 0; f < NWALL; f++) {
+    grnShape* s = walls + f;
+    memset(s, 0, sizeof(*s));
+    s->type = grnSHAPE_PLANE;
+    // frame: z along the inward normal, x and y two tangents; mat's columns are the frame axes
+    const float* nz = normal[f];
+    float tx[3] = {nz[2] != 0 ? 1.0f : 0.0f, 0, nz[2] != 0 ? 0.0f : -nz[0]};
+    if (nz[1] != 0) tx[0] = 1, tx[2] = 0;
+    float ty[3] = {nz[1] * tx[2] - nz[2] * tx[1], nz[2] * tx[0] - nz[0] * tx[2],
+                   nz[0] * tx[1] - nz[1] * tx[0]};
+    for (int i = 0; i < 3; i++) {
+      s->mat[3 * i + 0] = tx[i];
+      s->mat[3 * i + 1] = ty[i];
+      s->mat[3 * i + 2] = nz[i];
+      s->pos[i] = s->com[i] = -offset[f] * nz[i];
+    }
+    s->friction = friction;
+    s->body = -1;
+    s->grid = -1;
+  }
+}
+
+// a solver with the grains and shapes loaded, or NULL with a message
+static grnSolver* make_solver(const grnParams* p, grnBackend backend, int n, const float* pos,
+                              int nshape, const grnShape* shapes) {
+  grnSolver* s = NULL;
+  grnStatus st = grn_create(p, backend, &s);
+  if (st == grnOK) st = grn_set_shapes(s, nshape, shapes);
+  if (st == grnOK) st = grn_set_grains(s, n, pos, NULL);
+  if (st != grnOK) {
+    fprintf(stderr, "bench_settle: %d grains on %s: %s\n", n, grn_backend_name(backend),
+            grn_status_string(st));
+    grn_destroy(s);
+    return NULL;
+  }
+  return s;
+}
+
+// advance nsub substeps in calls of 10 (a 5 ms host step at the default substep)
+static grnStatus advance(grnSolver* s, int nsub) {
+  grnStatus st = grnOK;
+  for (int done = 0; done < nsub && st == grnOK; done += 10) {
+    st = grn_advance(s, nsub - done < 10 ? nsub - done : 10);
+  }
+  return st;
+}
+
+// the fields every json line starts with
+static void print_head(const char* mode, const grnSolver* s, int n) {
+  const grnParams* p = grn_params(s);
+  printf("{\"mode\": \"%s\", \"backend\": \"%s\", \"threads\": %d, \"grains\": %d, "
+         "\"dt\": %g, \"iterations\": %d, \"radius\": %g, \"density\": %g, \"friction\": %g, "
+         "\"hash_size\": %d, \"memory_bytes\": %zu",
+         mode, grn_backend_name(grn_backend(s)), omp_get_max_threads(), n, p->dt, p->iterations,
+         p->radius, p->density, p->friction, p->hash_size, grn_memory_bytes(s));
+}
+
+// n grains on a jittered lattice of spacing 2.2 r filling a square column of side w from the
+// floor up; returns the lattice height
+static float lattice(int n, float r, float w, unsigned seed, float* pos) {
+  float spacing = 2.2f * r;
+  int per_row = (int)floorf((w - 2.4f * r) / spacing) + 1;
+  float x0 = -0.5f * w + 1.2f * r;
+  for (int i = 0; i < n; i++) {
+    int ix = i % per_row, iy = (i / per_row) % per_row, iz = i / (per_row * per_row);
+    pos[3 * i + 0] = x0 + ix * spacing + 0.05f * r * jitter(&seed);
+    pos[3 * i + 1] = x0 + iy * spacing + 0.05f * r * jitter(&seed);
+    pos[3 * i + 2] = 1.2f * r + iz * spacing + 0.05f * r * jitter(&seed);
+  }
+  int layers = (n + per_row * per_row - 1) / (per_row * per_row);
+  return 1.2f * r + layers * spacing + r;
+}
+
+// uniform in [0, 1) from a splitmix64 state
+static double uniform(unsigned long long* s) {
+  unsigned long long z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return (z >> 11) * (1.0 / 9007199254740992.0);
+}
+
+// init mode: n grains of the default radius at random in the box x, y in [-w/2 + r, w/2 - r],
+// z in [r, h - r], none overlapping: candidates uniformly at random, each kept when no grain
+// kept before is within a diameter (checked through a grid of cells one diameter wide)
+static int run_init(const Options* o) {
+  grnParams p;
+  grn_default_params(&p);
+  double r = p.radius, d = 2 * r;
+  double lo[3] = {-0.5 * o->width + r, -0.5 * o->width + r, r};
+  double hi[3] = {0.5 * o->width - r, 0.5 * o->width - r, o->height - r};
+  int dim[3];
+  size_t cells = 1;
+  for (int a = 0; a < 3; a++) {
+    if (!(hi[a] > lo[a])) return 1;
+    dim[a] = (int)ceil((hi[a] - lo[a]) / d) + 1;
+    cells *= dim[a];
+  }
+  int n = o->grains;
+  double* pos = (double*)malloc(3 * (size_t)n * sizeof(double));
+  int* head = (int*)malloc(cells * sizeof(int));
+  int* next = (int*)malloc((size_t)n * sizeof(int));
+  if (!pos || !head || !next) {
+    free(pos), free(head), free(next);
+    fprintf(stderr, "bench_settle: out of memory\n");
+    return 1;
+  }
+  for (size_t c = 0; c < cells; c++) head[c] = -1;
+  // block by block (equal blocks about 20 x 20 x 4 diameters, each given its share of n), so the
+  // grid cells being checked stay in cache; within a block the candidates are uniform
+  unsigned long long rng = 0x5eedull + o->seed;
+  int nb[3];
+  double blk[3];
+  const double target_size[3] = {20 * d, 20 * d, 4 * d};
+  for (int a = 0; a < 3; a++) {
+    nb[a] = (int)lround((hi[a] - lo[a]) / target_size[a]);
+    if (nb[a] < 1) nb[a] = 1;
+    blk[a] = (hi[a] - lo[a]) / nb[a];
+  }
+  long long nblock = (long long)nb[0] * nb[1] * nb[2];
+  int count = 0;
+  for (long long b = 0, target = 0; b < nblock && count == target; b++) {
+    int bi[3] = {(int)(b % nb[0]), (int)(b / nb[0] % nb[1]), (int)(b / ((long long)nb[0] * nb[1]))};
+    target = (int)((long long)n * (b + 1) / nblock);
+    long long tries = 0, limit = 5000LL * (target - count) + 100000;
+    while (count < target && tries < limit) {
+      tries++;
+      double x[3];
+      int c[3];
+      for (int a = 0; a < 3; a++) {
+        x[a] = lo[a] + (bi[a] + uniform(&rng)) * blk[a];
+        if (x[a] > hi[a]) x[a] = hi[a];
+        c[a] = (int)((x[a] - lo[a]) / d);
+      }
+      int clash = 0;
+      for (int i = c[0] - 1; i <= c[0] + 1 && !clash; i++) {
+        for (int j = c[1] - 1; j <= c[1] + 1 && !clash; j++) {
+          for (int k = c[2] - 1; k <= c[2] + 1 && !clash; k++) {
+            if (i < 0 || j < 0 || k < 0 || i >= dim[0] || j >= dim[1] || k >= dim[2]) continue;
+            for (int g = head[((size_t)k * dim[1] + j) * dim[0] + i]; g >= 0; g = next[g]) {
+              double dx = x[0] - pos[3 * g], dy = x[1] - pos[3 * g + 1];
+              double dz = x[2] - pos[3 * g + 2];
+              if (dx * dx + dy * dy + dz * dz < d * d) {
+                clash = 1;
+                break;
+              }
+            }
+          }
+        }
+      }
+      if (clash) continue;
+      size_t cell = ((size_t)c[2] * dim[1] + c[1]) * dim[0] + c[0];
+      for (int a = 0; a < 3; a++) pos[3 * count + a] = x[a];
+      next[count] = head[cell];
+      head[cell] = count++;
+    }
+  }
+  int ok = count == n;
+  if (!ok) fprintf(stderr, "bench_settle: only %d of %d grains fit the box\n", count, n);
+  FILE* f = ok ? fopen(o->out, "wb") : NULL;
+  for (int i = 0; f && ok && i < n; i++) {
+    float x[3] = {(float)pos[3 * i], (float)pos[3 * i + 1], (float)pos[3 * i + 2]};
+    ok = fwrite(x, sizeof(float), 3, f) == 3;
+  }
+  if (f) fclose(f);
+  if (ok && !f) ok = 0, fprintf(stderr, "bench_settle: cannot write %s\n", o->out);
+  free(pos), free(head), free(next);
+  return ok ? 0 : 1;
+}
+
+// settle mode: the peers' scene from a file
+static int run_settle(const Options* o) {
+  FILE* f = fopen(o->in, "rb");
+  if (!f) {
+    fprintf(stderr, "bench_settle: cannot open %s\n", o->in);
+    return 1;
+  }
+  fseek(f, 0, SEEK_END);
+  long bytes = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  int n = (int)(bytes / (3 * sizeof(float)));
+  float* pos = (float*)malloc(3 * (size_t)n * sizeof(float));
+  float* vel = (float*)malloc(3 * (size_t)n * sizeof(float));
+  if (!pos || !vel || n < 1 || fread(pos, 3 * sizeof(float), n, f) != (size_t)n) {
+    fprintf(stderr, "bench_settle: cannot read %d grains from %s\n", n, o->in);
+    fclose(f), free(pos), free(vel);
+    return 1;
+  }
+  fclose(f);
+
+  grnParams p = make_params(o, n);
+  grnShape walls[NWALL];
+  container((float)o->width, p.friction, walls);
+  double t0 = now();
+  grnSolver* s = make_solver(&p, o->backend, n, pos, NWALL, walls);
+  double setup = now() - t0;
+  int nsub = (int)ceil(o->time / p.dt - 1e-6);
+  t0 = now();
+  grnStatus st = s ? advance(s, nsub) : grnERR_ARG;
+  double wall = now() - t0;
+  if (st == grnOK) st = grn_get_grains(s, pos, vel);
+  if (st != grnOK) {
+    if (s) fprintf(stderr, "bench_settle: settle %d grains: %s\n", n, grn_status_string(st));
+    grn_destroy(s), free(pos), free(vel);
+    return 1;
+  }
+  print_head("settle", s, n);
+  double sim = nsub * (double)p.dt;
+  printf(", \"substeps\": %d, \"sim_time\": %g, \"setup_s\": %.4f, \"wall_s\": %.4f, "
+         "\"wall_per_sim_s\": %.4f, \"pss\": %.4g}\n",
+         nsub, sim, setup, wall, wall / sim, (double)n * nsub / wall);
+  fflush(stdout);
+  grn_destroy(s);
+
+  int ok = 1;
+  if (o->out) {
+    FILE* g = fopen(o->out, "wb");
+    ok = g != NULL;
+    for (int i = 0; ok && i < n; i++) {
+      ok = fwrite(pos + 3 * i, sizeof(float), 3, g) == 3 && fwrite(vel + 3 * i, sizeof(float), 3, g) == 3;
+    }
+    if (g) fclose(g);
+    if (!ok) fprintf(stderr, "bench_settle: cannot write %s\n", o->out);
+  }
+  free(pos), free(vel);
+  return ok ? 0 : 1;
+}
+
+// hash mode: a settled tall column timed at each hash table size
+static int run_hash(const Options* o) {
+  int n = o->grains;
+  grnParams p = make_params(o, n);
+  float r = p.radius;
+  // a square column four times as tall as wide once settled (packing about 0.6)
+  double grain_volume = 4.0 / 3.0 * M_PI * r * r * r;
+  float w = (float)cbrt(n * grain_volume / (0.6 * 4));
+  float* pos = (float*)malloc(3 * (size_t)n * sizeof(float));
+  if (!pos) return 1;
+  lattice(n, r, w, o->seed, pos);
+  grnShape walls[NWALL];
+  container(w, p.friction, walls);
+
+  // settle with a coarse substep (how it came to rest does not matter to the timing)
+  grnParams coarse = p;
+  coarse.dt = 1e-3f;
+  grnSolver* s = make_solver(&coarse, o->backend, n, pos, NWALL, walls);
+  grnStatus st = s ? advance(s, (int)lround(o->settle / coarse.dt)) : grnERR_ARG;
+  if (st == grnOK) st = grn_get_grains(s, pos, NULL);
+  grn_destroy(s);
+  if (st != grnOK) {
+    fprintf(stderr, "bench_settle: settling the column: %s\n", grn_status_string(st));
+    free(pos);
+    return 1;
+  }
+
+  float top = 0;  // settled column height
+  for (int i = 0; i < n; i++) top = pos[3 * i + 2] + r > top ? pos[3 * i + 2] + r : top;
+
+  int failed = 0;
+  for (int i = 0; i < o->nlist; i++) {
+    grnParams q = p;
+    q.hash_size = (int)lround(o->list[i] * n);
+    if (q.hash_size < 1) q.hash_size = 1;
+    s = make_solver(&q, o->backend, n, pos, NWALL, walls);
+    // untimed substeps relax what the coarse substep left
+    st = s ? advance(s, 20) : grnERR_ARG;
+    int npairs = 0;
+    if (st == grnOK) st = grn_find_pairs(s, NULL, 0, &npairs);
+    // the fastest of the repeats: the machine may be shared
+    double wall = 1e30;
+    for (int rep = 0; rep < o->repeat && st == grnOK; rep++) {
+      double t0 = now();
+      st = advance(s, o->substeps);
+      wall = fmin(wall, now() - t0);
+    }
+    if (st != grnOK) {
+      if (s) fprintf(stderr, "bench_settle: hash %g: %s\n", o->list[i], grn_status_string(st));
+      grn_destroy(s);
+      failed = 1;
+      continue;
+    }
+    print_head("hash", s, n);
+    printf(", \"hash_factor\": %g, \"column_width\": %g, \"column_height\": %g, "
+           "\"contacts_per_grain\": %.3f, \"substeps\": %d, \"repeat\": %d, \"wall_s\": %.4f, "
+           "\"wall_per_sim_s\": %.4f, \"pss\": %.4g}\n",
+           o->list[i], w, top, 2.0 * npairs / n, o->substeps, o->repeat, wall,
+           wall / (o->substeps * (double)q.dt), (double)n * o->substeps / wall);
+    fflush(stdout);
+    grn_destroy(s);
+  }
+  free(pos);
+  return failed;
+}
+
+// the k-th spinning shape of count on a grid over the bed: boxes (paddles) and cylinders lying
+// along x alternately, each turning about the vertical through its centre
+static grnShape spinner(int k, int count, float w, float depth, float friction) {
+  int side = (int)ceil(sqrt((double)count));
+  float pitch = w / side;
+  grnShape s;
+  memset(&s, 0, sizeof(s));
+  float half = 0.35f * pitch;  // half-length along x; neighbours never touch
+  if (k % 2 == 0) {
+    s.type = grnSHAPE_BOX;
+    s.size[0] = half, s.size[1] = 0.01f, s.size[2] = 0.4f * depth;
+  } else {
+    s.type = grnSHAPE_CYLINDER;  // axis along x: the frame's z turned onto x
+    s.size[0] = fminf(0.02f, 0.15f * pitch), s.size[1] = half;
+  }
+  s.pos[0] = -0.5f * w + (k % side + 0.5f) * pitch;
+  s.pos[1] = -0.5f * w + (k / side + 0.5f) * pitch;
+  s.pos[2] = 0.5f * depth;
+  memcpy(s.com, s.pos, sizeof(s.com));
+  if (s.type == grnSHAPE_CYLINDER) {
+    const float m[9] = {0, 0, 1, 0, 1, 0, -1, 0, 0};  // shape z along world x
+    memcpy(s.mat, m, sizeof(m));
+  } else {
+    s.mat[0] = s.mat[4] = s.mat[8] = 1;
+  }
+  s.angvel[2] = (k % 3 == 0 ? 1.0f : -1.0f) * (4.0f + k % 5);  // rad/s, varied per shape
+  s.friction = friction;
+  s.rbound = sqrtf(s.size[0] * s.size[0] + s.size[1] * s.size[1] + s.size[2] * s.size[2]) +
+             (s.type == grnSHAPE_CYLINDER ? s.size[0] : 0);
+  s.body = k;
+  s.grid = -1;
+  return s;
+}
+
+// the shape turned by angle about the vertical through its centre
+static void turn(const grnShape* s0, float angle, grnShape* s) {
+  *s = *s0;
+  float c = cosf(angle), sn = sinf(angle);
+  const float rz[9] = {c, -sn, 0, sn, c, 0, 0, 0, 1};
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      s->mat[3 * i + j] = rz[3 * i] * s0->mat[j] + rz[3 * i + 1] * s0->mat[3 + j] +
+                          rz[3 * i + 2] * s0->mat[6 + j];
+    }
+  }
+}
+
+// bodies mode: a settled bed with k spinning shapes, timed for each k
+static int run_bodies(const Options* o) {
+  int n = o->grains;
+  int kmax = 0;
+  for (int i = 0; i < o->nlist; i++) kmax = o->list[i] > kmax ? (int)o->list[i] : kmax;
+  grnParams p = make_params(o, n);
+  float r = p.radius;
+  // a bed about 16 grains deep once settled
+  double grain_volume = 4.0 / 3.0 * M_PI * r * r * r;
+  float depth = 32 * r;
+  float w = (float)sqrt(n * grain_volume / (0.6 * depth));
+  float* pos = (float*)malloc(3 * (size_t)n * sizeof(float));
+  grnShape* shapes = (grnShape*)malloc((kmax + NWALL) * sizeof(grnShape));
+  grnShape* start = (grnShape*)malloc((kmax + NWALL) * sizeof(grnShape));
+  if (!pos || !shapes || !start) return 1;
+  lattice(n, r, w, o->seed, pos);
+  container(w, p.friction, start);
+
+  grnParams coarse = p;
+  coarse.dt = 1e-3f;
+  grnSolver* s = make_solver(&coarse, o->backend, n, pos, NWALL, start);
+  grnStatus st = s ? advance(s, (int)lround(o->settle / coarse.dt)) : grnERR_ARG;
+  if (st == grnOK) st = grn_get_grains(s, pos, NULL);
+  grn_destroy(s);
+  if (st != grnOK) {
+    fprintf(stderr, "bench_settle: settling the bed: %s\n", grn_status_string(st));
+    return 1;
+  }
+
+  int failed = 0;
+  for (int i = 0; i < o->nlist; i++) {
+    int k = (int)o->list[i];
+    grnParams q = p;
+    q.max_shapes = k + NWALL;
+    q.max_bodies = k > 0 ? k : 0;
+    for (int b = 0; b < k; b++) start[NWALL + b] = spinner(b, k, w, depth, p.friction);
+    s = make_solver(&q, o->backend, n, pos, k + NWALL, start);
+    // host steps of 10 substeps; each step sets every shape's pose at its start, as the
+    // plugin does, and the solver turns it at its angular velocity within the step
+    int steps = (int)ceil(o->time / (10 * q.dt) - 1e-6);
+    double t0 = now();
+    for (int step = 0; s && step < steps && st == grnOK; step++) {
+      double t = step * 10.0 * q.dt;
+      for (int b = 0; b < NWALL; b++) shapes[b] = start[b];
+      for (int b = NWALL; b < NWALL + k; b++) {
+        turn(&start[b], (float)(start[b].angvel[2] * t), &shapes[b]);
+      }
+      st = grn_set_shapes(s, k + NWALL, shapes);
+      if (st == grnOK) st = grn_advance(s, 10);
+    }
+    double wall = now() - t0;
+    if (!s || st != grnOK) {
+      if (s) fprintf(stderr, "bench_settle: %d bodies: %s\n", k, grn_status_string(st));
+      grn_destroy(s);
+      failed = 1;
+      st = grnOK;
+      continue;
+    }
+    double sim = steps * 10.0 * q.dt;
+    print_head("bodies", s, n);
+    printf(", \"bodies\": %d, \"bed_width\": %g, \"substeps\": %d, \"sim_time\": %g, "
+           "\"wall_s\": %.4f, \"wall_per_sim_s\": %.4f, \"pss\": %.4g}\n",
+           k, w, steps * 10, sim, wall, wall / sim, (double)n * steps * 10 / wall);
+    fflush(stdout);
+    grn_destroy(s);
+  }
+  free(pos), free(shapes), free(start);
+  return failed;
+}
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!parse_args(argc, argv, &o)) {
+    fprintf(stderr,
+            "usage: bench_settle init   --grains N --out FILE --width W --height H [--seed U]\n"
+            "       bench_settle settle --in FILE [--out FILE] --width W --height H --time T\n"
+            "       bench_settle hash   --grains N --factors 0.5,1,2,4,8 [--substeps S]\n"
+            "                           [--repeat R]\n"
+            "       bench_settle bodies --grains N --counts 0,1,2,4 --time T\n"
+            "  common: [--backend cpu|cuda] [--dt S] [--iterations K] [--seed U] [--settle T]\n"
+            "  threads: OMP_NUM_THREADS; cuda: %s\n",
+            grn_cuda_info());
+    return 2;
+  }
+  if (o.backend == grnBACKEND_CUDA) {
+    grnParams p = make_params(&o, 1);
+    grnSolver* s = NULL;
+    grnStatus st = grn_create(&p, grnBACKEND_CUDA, &s);
+    grn_destroy(s);
+    if (st != grnOK) {
+      printf("{\"mode\": \"%s\", \"backend\": \"cuda\", \"unavailable\": \"%s\"}\n", o.mode,
+             grn_cuda_info());
+      return 3;
+    }
+  }
+  if (!strcmp(o.mode, "init")) return run_init(&o);
+  if (!strcmp(o.mode, "settle")) return run_settle(&o);
+  if (!strcmp(o.mode, "hash")) return run_hash(&o);
+  return run_bodies(&o);
+}

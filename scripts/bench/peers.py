@@ -1,0 +1,810 @@
+#!/usr/bin/env python3
+"""mjgranular against LIGGGHTS and LAMMPS on one settling scene, plus mjgranular's scaling.
+
+Called by scripts/bench.sh (which installs the peers and builds bench_settle); writes
+out/bench/peers.md, out/bench/*.png and out/bench/results.json.
+
+The scene: N grains of diameter 10 mm and density 2500 kg/m^3 settle under gravity in an
+open-topped square box sized so that the settled bed is about 0.1 m deep. One initial grain set
+(random sites of a loose lattice, jittered, no two grains touching, at rest) is written once per N
+and read by all three codes. Each code runs the same simulated time at its own timestep; the wall
+time of the time loop alone is compared (LAMMPS/LIGGGHTS 'Loop time', mjgranular around
+grn_advance), and each code's final state is measured the same way (bed height, packing fraction
+in the bed core, residual speeds), so the comparison is of equal work.
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+# ---- the scene --------------------------------------------------------------------------------
+
+RADIUS = 0.005           # grain radius [m] (mjgranular's default)
+DENSITY = 2500.0         # grain density [kg/m^3] (mjgranular's default)
+FRICTION = 0.5           # coulomb coefficient, grain-grain and grain-wall (mjgranular's default)
+GRAVITY = 9.81           # [m/s^2]
+BED_DEPTH = 0.10         # settled bed depth the box is sized for [m]
+BED_PACKING = 0.60       # packing fraction assumed when sizing the box
+INIT_PACKING = 0.30      # packing fraction of the random initial grains (below 0.38, where
+                         # random sequential addition jams)
+
+# ---- the peers' contact model (hertz-mindlin with tangential history) ----------------------------
+
+YOUNG = 5e6              # young's modulus [Pa]: the soft value of the liggghts examples
+POISSON = 0.3
+RESTITUTION = 0.3        # normal coefficient of restitution
+PEER_DT = 1e-4           # peers' timestep [s] (see rayleigh_time; ~16% of it)
+SKIN = 0.0025            # neighbour list skin [m] (a quarter diameter)
+
+SEED = 20240611
+
+
+def grain_volume():
+  return 4.0 / 3.0 * math.pi * RADIUS ** 3
+
+
+def grain_mass():
+  return DENSITY * grain_volume()
+
+
+def rayleigh_time():
+  """rayleigh wave time of a grain, the usual dem timestep scale [s]."""
+  shear = YOUNG / (2 * (1 + POISSON))
+  return math.pi * RADIUS * math.sqrt(DENSITY / shear) / (0.1631 * POISSON + 0.8766)
+
+
+def hertz_time(speed):
+  """duration of a hertz impact of two grains at relative speed [s]."""
+  e_eff = YOUNG / (2 * (1 - POISSON ** 2))
+  r_eff, m_eff = RADIUS / 2, grain_mass() / 2
+  return 2.87 * (m_eff ** 2 / (r_eff * e_eff ** 2 * speed)) ** 0.2
+
+
+def box_width(n):
+  """side of the square box for n grains [m]."""
+  return math.sqrt(n * grain_volume() / (BED_PACKING * BED_DEPTH))
+
+
+def write_lammps_data(path, pos, w, height):
+  """a data file for atom_style sphere (lammps) / granular (liggghts): id type diameter density x y z."""
+  n = len(pos)
+  with open(path, "w") as f:
+    f.write("mjgranular settling benchmark: %d grains\n\n%d atoms\n1 atom types\n\n" % (n, n))
+    f.write("%.9g %.9g xlo xhi\n%.9g %.9g ylo yhi\n0 %.9g zlo zhi\n\nAtoms\n\n"
+            % (-w / 2, w / 2, -w / 2, w / 2, height))
+    ids = np.arange(1, n + 1)
+    rows = np.column_stack([ids, np.ones(n), np.full(n, 2 * RADIUS), np.full(n, DENSITY), pos])
+    np.savetxt(f, rows, fmt=["%d", "%d", "%.6g", "%.6g", "%.9g", "%.9g", "%.9g"])
+
+
+# ---- sanity figures -----------------------------------------------------------------------------
+
+def sanity(pos, vel, w):
+  """bed height (mean of the column tops over the core), packing fraction in the bed core (grain
+  centres counted in a box over the middle half of the width and the middle half of the height),
+  largest and mean residual speed."""
+  d = 2 * RADIUS
+  core = 0.25 * w
+  inner = (np.abs(pos[:, 0]) < 0.5 * w - 3 * d) & (np.abs(pos[:, 1]) < 0.5 * w - 3 * d)
+  # column tops on a 3-diameter grid away from the walls
+  cx = np.floor((pos[inner, 0] + 0.5 * w) / (3 * d)).astype(int)
+  cy = np.floor((pos[inner, 1] + 0.5 * w) / (3 * d)).astype(int)
+  key = cx * 100000 + cy
+  order = np.argsort(key)
+  ks, zs = key[order], pos[inner, 2][order]
+  starts = np.r_[0, np.nonzero(np.diff(ks))[0] + 1]
+  tops = np.maximum.reduceat(zs, starts) + RADIUS
+  height = float(np.median(tops))
+  zlo, zhi = 0.25 * height, 0.75 * height
+  in_core = ((np.abs(pos[:, 0]) < core) & (np.abs(pos[:, 1]) < core) &
+             (pos[:, 2] > zlo) & (pos[:, 2] < zhi))
+  packing = float(in_core.sum() * grain_volume() / ((2 * core) ** 2 * (zhi - zlo)))
+  speed = np.linalg.norm(vel, axis=1)
+  return {"bed_height": height, "packing": packing, "vmax": float(speed.max()),
+          "vmean": float(speed.mean()), "core_grains": int(in_core.sum())}
+
+
+# ---- running things -----------------------------------------------------------------------------
+
+def load():
+  """the 1, 5, 15 minute load averages."""
+  return list(os.getloadavg())
+
+
+def run(cmd, env, cwd, timeout, log):
+  """run a command; (return code, seconds, stdout). stderr goes to the log."""
+  t0 = time.monotonic()
+  with open(log, "a") as err:
+    err.write("$ %s\n" % " ".join(cmd))
+    err.flush()
+    try:
+      p = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=err, text=True,
+                         timeout=timeout)
+      return p.returncode, time.monotonic() - t0, p.stdout
+    except subprocess.TimeoutExpired as e:
+      return 124, time.monotonic() - t0, e.stdout or ""
+
+
+def json_lines(text):
+  out = []
+  for line in text.splitlines():
+    line = line.strip()
+    if line.startswith("{"):
+      out.append(json.loads(line))
+  return out
+
+
+class Bench:
+  def __init__(self, args):
+    self.a = args
+    self.out = os.path.abspath(args.out)
+    self.work = os.path.join(self.out, "work")
+    os.makedirs(self.work, exist_ok=True)
+    self.log = os.path.join(self.out, "bench.log")
+    open(self.log, "w").close()
+    self.exe = os.path.abspath(args.exe)
+    self.threads = args.threads
+    base = dict(os.environ, OMP_WAIT_POLICY="passive")
+    self.env_mjg = dict(base, OMP_NUM_THREADS=str(self.threads), OMP_PROC_BIND="false")
+    self.env_mpi = dict(base, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
+                        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    self.mpirun = ["mpirun", "-np", str(self.threads), "--bind-to", "none",
+                   "--mca", "mpi_yield_when_idle", "1"]
+    self.results = {"settle": [], "scaling": [], "hash": [], "bodies": [], "gpu": [],
+                    "load": {}, "meta": {}}
+
+  def say(self, text):
+    print("bench: " + text, flush=True)
+
+  # -- the settling scene in each code --
+
+  def scene(self, n, data=True):
+    """the initial grains of the scene with n grains, written for all three codes."""
+    w = box_width(n)
+    top = 2 * RADIUS + n * grain_volume() / (INIT_PACKING * (w - 2 * RADIUS) ** 2)
+    height = max(2.0 * top, 2.5 * BED_DEPTH)
+    tag = os.path.join(self.work, "n%d" % n)
+    cmd = [self.exe, "init", "--grains", str(n), "--out", tag + "_init.f32", "--width",
+           "%.9g" % w, "--height", "%.9g" % top, "--seed", str(SEED)]
+    rc, _, _ = run(cmd, self.env_mjg, self.work, self.a.timeout, self.log)
+    if rc != 0:
+      raise RuntimeError("bench_settle init failed for %d grains (see bench.log)" % n)
+    if data:
+      pos = np.fromfile(tag + "_init.f32", dtype=np.float32).reshape(-1, 3).astype(np.float64)
+      write_lammps_data(tag + "_init.data", pos, w, height)
+    fall = top - BED_DEPTH
+    return {"n": n, "width": w, "height": height, "top": top,
+            "impact_speed": math.sqrt(2 * GRAVITY * max(fall, 1e-3)), "tag": tag}
+
+  def mjgranular(self, sc, t_sim, backend="cpu"):
+    out = sc["tag"] + "_mjg_%s.f32" % backend
+    cmd = [self.exe, "settle", "--in", sc["tag"] + "_init.f32", "--out", out,
+           "--width", "%.9g" % sc["width"], "--height", "%.9g" % sc["height"],
+           "--time", "%g" % t_sim, "--backend", backend]
+    rc, secs, text = run(cmd, self.env_mjg, self.work, self.a.timeout, self.log)
+    rows = json_lines(text)
+    if rc != 0 or not rows or "unavailable" in rows[0]:
+      return {"code": "mjgranular", "backend": backend, "n": sc["n"], "failed": True,
+              "why": rows[0].get("unavailable") if rows else "exit %d (see bench.log)" % rc}
+    r = rows[0]
+    final = np.fromfile(out, dtype=np.float32).reshape(-1, 6).astype(np.float64)
+    row = {"code": "mjgranular", "backend": r["backend"], "n": sc["n"], "threads": r["threads"],
+           "parallel": "%d OpenMP threads" % r["threads"], "dt": r["dt"],
+           "steps": r["substeps"], "sim_time": r["sim_time"], "wall_s": r["wall_s"],
+           "process_s": secs, "memory_mib": r["memory_bytes"] / 2 ** 20,
+           "contact": "projected Jacobi, %d iterations, baumgarte 0.2, no grain spin"
+                      % r["iterations"]}
+    row.update(sanity(final[:, :3], final[:, 3:], sc["width"]))
+    return row
+
+  def peer_input(self, code, sc, steps):
+    """the input script of liggghts or lammps for the scene."""
+    w2 = 0.5 * sc["width"]
+    common_head = ["units si", "atom_modify map array", "boundary f f f", "newton off"]
+    if code == "liggghts":
+      model = "model hertz tangential history"
+      lines = ["atom_style granular"] + common_head + [
+        "communicate single vel yes",
+        "read_data %s_init.data" % os.path.basename(sc["tag"]),
+        "neighbor %g bin" % SKIN, "neigh_modify delay 0",
+        "fix m1 all property/global youngsModulus peratomtype %g" % YOUNG,
+        "fix m2 all property/global poissonsRatio peratomtype %g" % POISSON,
+        "fix m3 all property/global coefficientRestitution peratomtypepair 1 %g" % RESTITUTION,
+        "fix m4 all property/global coefficientFriction peratomtypepair 1 %g" % FRICTION,
+        "pair_style gran %s" % model, "pair_coeff * *",
+        "timestep %g" % PEER_DT,
+        "fix grav all gravity %g vector 0 0 -1" % GRAVITY,
+        "fix wx1 all wall/gran %s primitive type 1 xplane %.9g" % (model, -w2),
+        "fix wx2 all wall/gran %s primitive type 1 xplane %.9g" % (model, w2),
+        "fix wy1 all wall/gran %s primitive type 1 yplane %.9g" % (model, -w2),
+        "fix wy2 all wall/gran %s primitive type 1 yplane %.9g" % (model, w2),
+        "fix wz all wall/gran %s primitive type 1 zplane 0" % model,
+        "fix integ all nve/sphere",
+        "fix ts all check/timestep/gran %d 0.2 0.2" % max(steps // 4, 1),
+        "thermo_style custom step atoms ke f_ts[1] f_ts[2] f_ts[3]",
+        "thermo %d" % max(steps // 4, 1),
+      ]
+    else:
+      model = ("granular hertz/material %g %g %g tangential mindlin NULL 1.0 %g damping tsuji"
+               % (YOUNG, RESTITUTION, POISSON, FRICTION))
+      lines = ["atom_style sphere"] + common_head + [
+        "comm_modify vel yes",
+        "read_data %s_init.data" % os.path.basename(sc["tag"]),
+        "neighbor %g bin" % SKIN, "neigh_modify delay 0",
+        "pair_style granular",
+        "pair_coeff * * " + model.split(" ", 1)[1],
+        "timestep %g" % PEER_DT,
+        "fix grav all gravity %g vector 0 0 -1" % GRAVITY,
+        "fix wx all wall/gran %s xplane %.9g %.9g" % (model, -w2, w2),
+        "fix wy all wall/gran %s yplane %.9g %.9g" % (model, -w2, w2),
+        "fix wz all wall/gran %s zplane 0 NULL" % model,
+        "fix integ all nve/sphere",
+        "thermo_style custom step atoms ke",
+        "thermo %d" % max(steps // 4, 1),
+      ]
+    lines += ["run %d" % steps,
+              "write_dump all custom %s_%s.dump id x y z vx vy vz modify sort id"
+              % (os.path.basename(sc["tag"]), code)]
+    return "\n".join(lines) + "\n"
+
+  def peer(self, code, sc, t_sim):
+    steps = int(math.ceil(t_sim / PEER_DT - 1e-6))
+    base = "%s_%s" % (sc["tag"], code)
+    with open(base + ".in", "w") as f:
+      f.write(self.peer_input(code, sc, steps))
+    if os.path.exists(base + ".dump"):
+      os.remove(base + ".dump")
+    exe = "liggghts" if code == "liggghts" else "lmp"
+    cmd = self.mpirun + [exe, "-in", base + ".in", "-log", base + ".log", "-screen", "none"]
+    if code == "liggghts":
+      cmd += ["-echo", "none"]
+    rc, secs, _ = run(cmd, self.env_mpi, self.work, self.a.timeout, self.log)
+    logtext = open(base + ".log").read() if os.path.exists(base + ".log") else ""
+    m = re.search(r"Loop time of ([0-9.eE+-]+) on (\d+) procs for (\d+) steps", logtext)
+    if rc != 0 or not m or not os.path.exists(base + ".dump"):
+      err = re.findall(r"ERROR.*", logtext)
+      return {"code": code, "n": sc["n"], "failed": True,
+              "why": (err[0] if err else "exit %d" % rc) + " (see %s.log)" % base}
+    data = np.loadtxt(base + ".dump", skiprows=9)
+    row = {"code": code, "backend": "cpu", "n": sc["n"], "threads": int(m.group(2)),
+           "parallel": "%s MPI ranks x 1 thread" % m.group(2), "dt": PEER_DT,
+           "steps": int(m.group(3)), "sim_time": int(m.group(3)) * PEER_DT,
+           "wall_s": float(m.group(1)), "process_s": secs,
+           "contact": "Hertz-Mindlin with history, E %g Pa, e %g" % (YOUNG, RESTITUTION)}
+    if code == "liggghts":
+      # fraction of the rayleigh and hertz times the timestep is, from check/timestep/gran
+      fr = re.findall(r"^\s*\d+\s+\d+\s+\S+\s+(\S+)\s+(\S+)\s+(\S+)\s*$", logtext, re.M)
+      if fr:
+        row["dt_fraction_rayleigh"] = max(float(x[0]) for x in fr)
+        row["dt_fraction_hertz"] = max(float(x[1]) for x in fr)
+        row["skin_fraction"] = max(float(x[2]) for x in fr)
+    row.update(sanity(data[:, 1:4], data[:, 4:7], sc["width"]))
+    return row
+
+  def settle(self):
+    a = self.a
+    self.results["load"]["settle_before"] = load()
+    for n, t_sim in zip(a.sizes, a.times):
+      sc = self.scene(n)
+      self.say("settling scene: %d grains, box %.3f m, initial top %.3f m, %g s simulated"
+               % (n, sc["width"], sc["top"], t_sim))
+      codes = ["mjgranular"] + [c for c in ("liggghts", "lammps") if c in a.peers]
+      for code in codes:
+        l0 = load()[0]
+        if code == "mjgranular":
+          row = self.mjgranular(sc, t_sim)
+        else:
+          row = self.peer(code, sc, t_sim)
+        row["load_1min"] = l0
+        row["load_after"] = load()[0]
+        row["scene"] = {k: v for k, v in sc.items() if k != "tag"}
+        self.results["settle"].append(row)
+        self.say("  %-10s %s" % (code, "failed: " + row["why"] if row.get("failed") else
+                                 "%.1f s wall, %.1f s per simulated s, height %.3f m, phi %.3f"
+                                 % (row["wall_s"], row["wall_s"] / row["sim_time"],
+                                    row["bed_height"], row["packing"])))
+      if a.gpu:
+        row = self.mjgranular(sc, t_sim, backend="cuda")
+        self.results["gpu"].append(row)
+      self.save()
+    self.results["load"]["settle_after"] = load()
+
+  # -- scaling with n and with the number of bodies --
+
+  def scaling(self):
+    a = self.a
+    self.results["load"]["scaling_before"] = load()
+    for n in a.scale_sizes:
+      sc = self.scene(n, data=False)
+      self.say("scaling: %d grains, %g s simulated" % (n, a.scale_time))
+      row = self.mjgranular(sc, a.scale_time)
+      row["load_1min"] = load()[0]
+      self.results["scaling"].append(row)
+      self.save()
+      if row.get("failed"):
+        self.say("  failed: " + row["why"])
+        break
+    self.results["load"]["scaling_after"] = load()
+
+  def driver_rows(self, args, label):
+    rc, _, text = run([self.exe] + args, self.env_mjg, self.work, self.a.timeout, self.log)
+    rows = json_lines(text)
+    if rc != 0:
+      self.say("%s: exit %d (see bench.log)" % (label, rc))
+      self.results.setdefault("errors", []).append("%s: bench_settle exit %d" % (label, rc))
+    return [r for r in rows if "unavailable" not in r]
+
+  def bodies(self):
+    a = self.a
+    self.say("bodies: %d grains with %s spinning shapes, %g s simulated each"
+             % (a.body_grains, a.body_counts, a.body_time))
+    self.results["load"]["bodies_before"] = load()
+    self.results["bodies"] = self.driver_rows(
+      ["bodies", "--grains", str(a.body_grains), "--counts", a.body_counts,
+       "--time", "%g" % a.body_time, "--settle", "%g" % a.body_settle], "bodies")
+    self.save()
+
+  def hash(self):
+    a = self.a
+    self.results["load"]["hash_before"] = load()
+    for n in a.hash_sizes:
+      self.say("hash table: column of %d grains, factors %s" % (n, a.hash_factors))
+      self.results["hash"] += self.driver_rows(
+        ["hash", "--grains", str(n), "--factors", a.hash_factors,
+         "--substeps", str(a.hash_substeps), "--repeat", str(a.hash_repeat),
+         "--settle", "%g" % a.hash_settle], "hash")
+      self.save()
+    self.results["load"]["hash_after"] = load()
+
+  def save(self):
+    with open(os.path.join(self.out, "results.json"), "w") as f:
+      json.dump(self.results, f, indent=1)
+
+
+# ---- report -------------------------------------------------------------------------------------
+
+def fit_slope(x, y):
+  """slope and intercept of log y against log x."""
+  k, c = np.polyfit(np.log(np.asarray(x, float)), np.log(np.asarray(y, float)), 1)
+  return float(k), float(c)
+
+
+def plots(res, out):
+  import matplotlib
+  matplotlib.use("Agg")
+  import matplotlib.pyplot as plt
+  made = []
+  settle = [r for r in res["settle"] if not r.get("failed")]
+  if settle:
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    sizes = sorted({r["n"] for r in settle})
+    codes = [c for c in ("mjgranular", "liggghts", "lammps") if any(r["code"] == c for r in settle)]
+    width = 0.8 / len(codes)
+    for k, c in enumerate(codes):
+      ys = []
+      for n in sizes:
+        m = [r for r in settle if r["code"] == c and r["n"] == n]
+        ys.append(m[0]["wall_s"] / m[0]["sim_time"] if m else np.nan)
+      xs = np.arange(len(sizes)) + (k - (len(codes) - 1) / 2) * width
+      ax.bar(xs, ys, width, label=c)
+      for x, y in zip(xs, ys):
+        if np.isfinite(y):
+          ax.text(x, y, "%.0f" % y, ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(np.arange(len(sizes)))
+    ax.set_xticklabels(["%dk" % (n // 1000) if n >= 1000 else str(n) for n in sizes])
+    ax.set_yscale("log")
+    ax.set_xlabel("grains")
+    ax.set_ylabel("wall time per simulated second [s]  (lower is better)")
+    ax.set_title("settling scene, %d threads each, CPU" % settle[0]["threads"])
+    ax.legend()
+    fig.tight_layout()
+    path = os.path.join(out, "peers.png")
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    made.append(path)
+  scal = [r for r in res["scaling"] if not r.get("failed")]
+  if len(scal) >= 2:
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    x = [r["n"] for r in scal]
+    y = [r["wall_s"] / r["sim_time"] for r in scal]
+    k, c = fit_slope(x, y)
+    ax.loglog(x, y, "o", label="pour, first %g s" % scal[0]["sim_time"])
+    xx = np.geomspace(min(x), max(x), 50)
+    ax.loglog(xx, np.exp(c) * xx ** k, "-", label="fit: slope %.2f" % k)
+    pts = [r for r in settle if r["code"] == "mjgranular"]
+    if pts:
+      ts = sorted({r["sim_time"] for r in pts})
+      ax.loglog([r["n"] for r in pts], [r["wall_s"] / r["sim_time"] for r in pts], "s",
+                label="settling scene, %s s" % "-".join("%g" % t for t in (ts[0], ts[-1])[:len(ts)]))
+    ax.set_xlabel("grains")
+    ax.set_ylabel("wall time per simulated second [s]")
+    ax.set_title("mjgranular CPU, %d threads" % scal[0]["threads"])
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    path = os.path.join(out, "scaling_grains.png")
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    made.append(path)
+  bod = res["bodies"]
+  if len(bod) >= 2:
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    ax.plot([r["bodies"] for r in bod], [r["wall_per_sim_s"] for r in bod], "o-")
+    ax.set_xlabel("spinning kinematic shapes (boxes and cylinders)")
+    ax.set_ylabel("wall time per simulated second [s]")
+    ax.set_title("mjgranular CPU, %d grains, %d threads" % (bod[0]["grains"], bod[0]["threads"]))
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    path = os.path.join(out, "scaling_bodies.png")
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    made.append(path)
+  hs = res["hash"]
+  if hs:
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    for n in sorted({r["grains"] for r in hs}):
+      rows = sorted([r for r in hs if r["grains"] == n], key=lambda r: r["hash_factor"])
+      ax.semilogx([r["hash_size"] for r in rows], [r["pss"] for r in rows], "o-",
+                  label="%d grains" % n)
+      ax.axvline(n, color=ax.lines[-1].get_color(), ls=":", lw=0.8)
+    ax.set_xlabel("hash table size (buckets); dotted: grain count")
+    ax.set_ylabel("particle-substeps per second")
+    ax.set_title("settled column, mjgranular CPU")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    path = os.path.join(out, "hash_size.png")
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    made.append(path)
+  return made
+
+
+def fmt_load(v):
+  return "%.2f / %.2f / %.2f" % tuple(v) if v else "?"
+
+
+def report(res, out, made):
+  meta = res["meta"]
+  L = []
+  L.append("# mjgranular against LIGGGHTS and LAMMPS\n")
+  L.append("Written by `scripts/bench.sh%s` on %s. Machine: %d CPU cores (%s), %s; "
+           "**%d threads for every code**. GPU: **%s**.\n"
+           % (" --quick" if meta["quick"] else "", meta["date"], meta["cpus"], meta["cpu_model"],
+              meta["memory"], meta["threads"], meta["gpu"]))
+  L.append("Load average (1 / 5 / 15 min, from `uptime`): at start %s; %s. The machine was shared "
+           "while this ran: load above the core count slows every code, and the "
+           "OpenMP/MPI barriers most.\n"
+           % (fmt_load(res["load"].get("start")),
+              "; ".join("%s %s" % (k.replace("_", " "), fmt_load(v))
+                        for k, v in res["load"].items() if k != "start")))
+  L.append("Versions: %s.\n" % "; ".join(meta["versions"]))
+
+  # ---- settling scene ----
+  settle = res["settle"]
+  if settle:
+    sc = settle[0]["scene"]
+    t_r = rayleigh_time()
+    imp = max(r["scene"]["impact_speed"] for r in settle)
+    L.append("## Settling scene\n")
+    L.append(
+      "N grains, diameter %g mm, density %g kg/m^3, friction %g (grain-grain and wall), gravity "
+      "%g m/s^2, in an open-topped square box of side sqrt(N V / (%.2f x %.2f m)) (a settled bed "
+      "about %g m deep; %.3f m for %d grains). Initial state, one per N, read by all three codes: "
+      "grains at rest at uniformly random positions, none touching (random sequential addition, "
+      "`bench_settle init`), at packing fraction %.2f from the floor up to %.3f m, so the top "
+      "grains fall about %.2f m (impact up to %.1f m/s) and the bed forms after about 0.15 s. "
+      "Simulated time per N the same for every code (%s; shorter for large N to keep the whole "
+      "run near 20 minutes on 2 cores, so the large-N states are mid-pour, compared at equal "
+      "time); the wall time is that of the time loop alone (LAMMPS/LIGGGHTS `Loop time`; "
+      "mjgranular around `grn_advance`), set-up and file input excluded.\n"
+      % (2000 * RADIUS, DENSITY, FRICTION, GRAVITY, BED_PACKING, BED_DEPTH, BED_DEPTH,
+         sc["width"], settle[0]["n"], INIT_PACKING, sc["top"], sc["top"] - BED_DEPTH, imp,
+         ", ".join("%g s at %d grains" % t for t in sorted(
+           {(r["sim_time"], r["n"]) for r in settle if r["code"] == "mjgranular"
+            and not r.get("failed")}, key=lambda t: t[1]))))
+    L.append(
+      "- **mjgranular**: projected Jacobi at its defaults (substep 5e-4 s, 10 iterations, "
+      "Baumgarte 0.2, contact margin 0.1 r, hash table 2N), CPU backend, OpenMP threads "
+      "(`OMP_NUM_THREADS`, `OMP_WAIT_POLICY=passive`); hard contact, grains do not spin; "
+      "driver `scripts/bench/bench_settle.c` (calls of 10 substeps, as a 5 ms MuJoCo step).\n"
+      "- **LIGGGHTS** (`pair_style gran model hertz tangential history`, `fix wall/gran` planes) "
+      "and **LAMMPS** (`pair_style granular hertz/material ... tangential mindlin NULL 1.0 mu "
+      "damping tsuji`, `fix wall/gran granular` planes, GRANULAR package): Hertz-Mindlin with "
+      "tangential history, Young's modulus E = %g Pa (the soft value of the LIGGGHTS examples), "
+      "Poisson %g, restitution %g, friction %g, spinning spheres (`fix nve/sphere`), neighbour "
+      "skin %g m checked every step. Parallel as %d MPI ranks of one thread each (`mpirun -np "
+      "%d`; neither Debian build has the OpenMP package).\n"
+      "- **Peer timestep**: Rayleigh time T_R = pi r sqrt(rho/G) / (0.1631 nu + 0.8766) = "
+      "%.3g s; dt = %g s = %.0f%% of T_R (DEM practice: 10-30%%). The Hertz contact time at the "
+      "largest impact speed %.1f m/s is %.3g s = %.0f dt. mjgranular's substep is %.0fx the "
+      "peers' timestep.\n"
+      % (YOUNG, POISSON, RESTITUTION, FRICTION, SKIN, meta["threads"], meta["threads"], t_r,
+         PEER_DT, 100 * PEER_DT / t_r, imp, hertz_time(imp), hertz_time(imp) / PEER_DT,
+         5e-4 / PEER_DT))
+    lig = {r["n"]: r for r in settle if r["code"] == "liggghts" and not r.get("failed")}
+    lam = {r["n"]: r for r in settle if r["code"] == "lammps" and not r.get("failed")}
+    mjg = {r["n"]: r for r in settle if r["code"] == "mjgranular" and not r.get("failed")}
+    chk = [r for r in lig.values() if "dt_fraction_rayleigh" in r]
+    if chk:
+      L.append("- LIGGGHTS' own `fix check/timestep/gran` reported dt at most %.0f%% of the "
+               "Rayleigh time and %.0f%% of its Hertz time (full grain mass, twice the top "
+               "speed), and grains moving at most %.0f%% of the neighbour skin per step.\n"
+               % (100 * max(r["dt_fraction_rayleigh"] for r in chk),
+                  100 * max(r["dt_fraction_hertz"] for r in chk),
+                  100 * max(r["skin_fraction"] for r in chk)))
+    L.append("")
+    L.append("| grains | code | parallel | timestep [s] | simulated [s] | steps | wall [s] | **wall "
+             "per simulated s [s]** | particle-steps / s | mjgranular faster by | bed height [m] | "
+             "core packing | max / mean speed at end [m/s] | load (1 min) before / after |")
+    L.append("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
+    for r in settle:
+      if r.get("failed"):
+        L.append("| %d | %s | | | | | | failed: %s | | | | | | |" % (r["n"], r["code"], r["why"]))
+        continue
+      wps = r["wall_s"] / r["sim_time"]
+      ps = r["n"] * r["steps"] / r["wall_s"]
+      ratio = ""
+      if r["code"] != "mjgranular" and r["n"] in mjg:
+        m = mjg[r["n"]]
+        ratio = "%.2fx" % (wps / (m["wall_s"] / m["sim_time"]))
+      L.append("| %d | %s | %s | %g | %g | %d | %.1f | **%.1f** | %.3g | %s | %.3f | %.3f | "
+               "%.2g / %.2g | %.1f / %.1f |"
+               % (r["n"], r["code"], r["parallel"], r["dt"], r["sim_time"], r["steps"],
+                  r["wall_s"], wps, ps, ratio, r["bed_height"], r["packing"], r["vmax"],
+                  r["vmean"], r["load_1min"], r.get("load_after", float("nan"))))
+    for g in res["gpu"]:
+      if g.get("failed"):
+        L.append("| %d | mjgranular | CUDA | | | | | %s | | | | | | |" % (g["n"], g["why"]))
+      else:
+        L.append("| %d | mjgranular | CUDA | %g | %g | %d | %.1f | **%.2f** | %.3g | | %.3f | %.3f | "
+                 "%.2g / %.2g | |" % (g["n"], g["dt"], g["sim_time"], g["steps"], g["wall_s"],
+                                     g["wall_s"] / g["sim_time"], g["n"] * g["steps"] / g["wall_s"],
+                                     g["bed_height"], g["packing"], g["vmax"], g["vmean"]))
+    if not res["gpu"]:
+      L.append("| | mjgranular | CUDA | | | | | %s | | | | | | |" % meta["gpu"])
+    L.append("")
+    L.append("Particle-steps per second count each code's own steps (mjgranular: substeps of "
+             "5e-4 s with 10 Jacobi iterations each; peers: force evaluations at 1e-4 s). *Bed "
+             "height*: median over 3-diameter columns (away from the walls) of the highest grain "
+             "top. *Core packing*: grain centres in a box over the middle half of the width and "
+             "the middle half of the bed height, times the grain volume, over the box volume.\n")
+    verdict = []
+    for n in sorted(mjg):
+      if n in lig:
+        f = (lig[n]["wall_s"] / lig[n]["sim_time"]) / (mjg[n]["wall_s"] / mjg[n]["sim_time"])
+        verdict.append("%d grains: %.2fx" % (n, f))
+    if verdict:
+      best = max(float(v.split(": ")[1][:-1]) for v in verdict)
+      L.append("**Target** (issue 7): at equal threads and N, mjgranular simulates a second of "
+               "this scene at least 10x faster than LIGGGHTS on the CPU. Measured speed-up over "
+               "LIGGGHTS: %s. **%s**\n" % ("; ".join(verdict),
+                                          "Holds." if best >= 10 and all(
+                                            float(v.split(": ")[1][:-1]) >= 10 for v in verdict)
+                                          else "Does not hold on this machine."))
+
+  # ---- scaling ----
+  scal = [r for r in res["scaling"] if not r.get("failed")]
+  if scal:
+    L.append("## Scaling with the number of grains (mjgranular, CPU)\n")
+    L.append("The same scene and initial state, simulated for only the first %g s of the pour "
+             "(few contacts yet, so cheaper per substep than the settled figures above; the "
+             "slope is the point). %d threads.\n" % (scal[0]["sim_time"], scal[0]["threads"]))
+    L.append("| grains | substeps | wall [s] | wall per simulated s [s] | particle-substeps / s | "
+             "solver memory [MiB] | load (1 min) |")
+    L.append("|---:|---:|---:|---:|---:|---:|---:|")
+    for r in scal:
+      L.append("| %d | %d | %.2f | %.2f | %.3g | %.0f | %.1f |"
+               % (r["n"], r["steps"], r["wall_s"], r["wall_s"] / r["sim_time"],
+                  r["n"] * r["steps"] / r["wall_s"], r["memory_mib"], r["load_1min"]))
+    fails = [r for r in res["scaling"] if r.get("failed")]
+    for r in fails:
+      L.append("| %d | failed: %s | | | | | |" % (r["n"], r["why"]))
+    if len(scal) >= 2:
+      k, _ = fit_slope([r["n"] for r in scal], [r["wall_s"] / r["sim_time"] for r in scal])
+      L.append("\nLog-log fit: wall time per simulated second ~ N^**%.2f** (1 is linear).\n" % k)
+  bod = res["bodies"]
+  if bod:
+    L.append("## Scaling with the number of bodies (mjgranular, CPU)\n")
+    L.append("There is no gear-tower scene yet (issue 6), so this stands in for the seeds' Fig. 9 "
+             "(left): a bed of %d grains about 16 grains deep, with k kinematic shapes set "
+             "through the C API (`grnShape` with `angvel`), boxes (paddles) and cylinders lying "
+             "flat alternately, on a grid over the bed, each spinning about the vertical at "
+             "4-8 rad/s, one wrench slot per shape; poses set every 10 substeps as the plugin "
+             "does. %g s simulated per k after an untimed settle.\n"
+             % (bod[0]["grains"], bod[0]["sim_time"]))
+    L.append("| shapes | wall per simulated s [s] | particle-substeps / s | relative to none |")
+    L.append("|---:|---:|---:|---:|")
+    w0 = bod[0]["wall_per_sim_s"]
+    for r in bod:
+      L.append("| %d | %.2f | %.3g | %.2f |" % (r["bodies"], r["wall_per_sim_s"], r["pss"],
+                                               r["wall_per_sim_s"] / w0))
+    L.append("")
+    L.append("More shapes stir more grains into motion and contact, so part of the growth is the "
+             "physics, not only the per-grain shape tests (every grain tests every shape's "
+             "bounding sphere each substep).\n")
+
+  # ---- seeds' figures ----
+  hs = res["hash"]
+  if hs:
+    L.append("## Seeds' Fig. 3: speed against hash table size\n")
+    L.append("A square column four times as tall as wide, poured from a loose lattice and settled "
+             "(untimed, substep 1 ms), "
+             "then timed for %d substeps at the defaults for each table size "
+             "(`grnParams.hash_size`, buckets; the default is 2N), the fastest of %d timings. "
+             "Particle-substeps per second (x real time in brackets):\n"
+             % (hs[0]["substeps"], hs[0].get("repeat", 1)))
+    sizes = sorted({r["grains"] for r in hs})
+    factors = sorted({r["hash_factor"] for r in hs})
+    L.append("| table size | " + " | ".join("%d grains" % n for n in sizes) + " |")
+    L.append("|---:|" + "---:|" * len(sizes))
+    for f in factors:
+      cells = []
+      for n in sizes:
+        m = [r for r in hs if r["grains"] == n and r["hash_factor"] == f]
+        if m:
+          best = max(r["pss"] for r in hs if r["grains"] == n)
+          cell = "%.3g (%.2fx)" % (m[0]["pss"], 1 / m[0]["wall_per_sim_s"])
+          cells.append("**%s**" % cell if m[0]["pss"] == best else cell)
+        else:
+          cells.append("")
+      L.append("| %gN%s | %s |" % (f, " (default)" if f == 2 else "", " | ".join(cells)))
+    L.append("")
+    col = {n: [r for r in hs if r["grains"] == n][0] for n in sizes}
+    L.append("Columns: " + "; ".join("%d grains %.2f m tall, %.1f contacts per grain"
+                                     % (n, col[n]["column_height"], col[n]["contacts_per_grain"])
+                                     for n in sizes) + ". Bold: fastest per column.\n")
+  if res.get("errors"):
+    L.append("**Failures** (see bench.log): %s.\n" % "; ".join(res["errors"]))
+  L.append("## Seeds' Fig. 6: one loop against split collide / resolve\n")
+  L.append("| variant | status |")
+  L.append("|---|---|")
+  L.append("| TWOLOOPSSPLIT (collide pass writes the contact list, then the Jacobi passes) | "
+           "what mjgranular does; its speed is every mjgranular figure on this page |")
+  L.append("| ONELOOP, TWOLOOPSFUSED | **missing**: the solver has only the split passes "
+           "(`kernels/cpu/solver_cpu.c`, `kernels/cuda/`); a fused variant needs a change in "
+           "kernels/, which this benchmark does not make. Row left out. |")
+  L.append("")
+  if made:
+    L.append("## Plots\n")
+    for p in made:
+      L.append("- `%s`" % os.path.basename(p))
+    L.append("")
+  text = "\n".join(L)
+  with open(os.path.join(out, "peers.md"), "w") as f:
+    f.write(text)
+  return text
+
+
+# ---- main ---------------------------------------------------------------------------------------
+
+def versions(cwd):
+  """versions of the peers and of this checkout (the peers run in cwd: they write logs there)."""
+  v = []
+  try:
+    head = subprocess.run(["lmp", "-h"], capture_output=True, text=True, timeout=60,
+                          cwd=cwd).stdout
+    m = re.search(r"Large-scale Atomic/Molecular Massively Parallel Simulator - (.*)", head)
+    v.append("LAMMPS %s" % (m.group(1).strip() if m else "?"))
+  except (OSError, subprocess.SubprocessError):
+    v.append("LAMMPS not found")
+  try:
+    head = subprocess.run(["liggghts", "-h"], input="", capture_output=True, text=True,
+                          timeout=60, cwd=cwd).stdout
+    m = re.search(r"LIGGGHTS \(Version ([^,)]*)", head)
+    v.append("LIGGGHTS %s" % (m.group(1) if m else "?"))
+  except (OSError, subprocess.SubprocessError):
+    v.append("LIGGGHTS not found")
+  try:
+    pkg = subprocess.run(["dpkg-query", "-W", "-f", "${Package} ${Version}, ", "liggghts",
+                          "lammps"], capture_output=True, text=True).stdout
+    v.append("Debian packages %s" % pkg.strip(", "))
+  except OSError:
+    pass
+  v.append("mjgranular %s" % subprocess.run(["git", "describe", "--always", "--dirty"],
+                                            capture_output=True, text=True,
+                                            cwd=os.path.dirname(os.path.abspath(__file__))
+                                            ).stdout.strip())
+  return v
+
+
+def cuda_info(exe):
+  p = subprocess.run([exe], capture_output=True, text=True)
+  m = re.search(r"cuda: (.*)", p.stderr)
+  return m.group(1).strip() if m else "unknown"
+
+
+def main():
+  ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+  ap.add_argument("--exe", required=True, help="bench_settle executable")
+  ap.add_argument("--out", default="out/bench")
+  ap.add_argument("--quick", action="store_true", help="small N, short times (development, CI)")
+  ap.add_argument("--threads", type=int, default=os.cpu_count())
+  ap.add_argument("--peers", default="liggghts,lammps", help="comma list, or 'none'")
+  ap.add_argument("--only", default="settle,scaling,bodies,hash",
+                  help="parts to run: settle, scaling, bodies, hash")
+  ap.add_argument("--report-only", action="store_true", help="redo table and plots from json")
+  ap.add_argument("--timeout", type=float, default=1800, help="per run [s]")
+  ap.add_argument("--sizes", dest="sizes_arg", help="settling-scene grain counts (comma list)")
+  ap.add_argument("--time", dest="time_arg", type=float, help="settling-scene simulated time [s]")
+  ap.add_argument("--scale-sizes", dest="scale_arg", help="scaling grain counts (comma list)")
+  a = ap.parse_args()
+  a.peers = [] if a.peers == "none" else a.peers.split(",")
+  parts = a.only.split(",")
+  if a.quick:
+    a.sizes, a.times = [2000, 5000], [0.1, 0.1]
+    a.scale_sizes, a.scale_time = [2000, 5000, 10000, 20000], 0.02
+    a.body_grains, a.body_counts, a.body_time, a.body_settle = 3000, "0,1,2,4", 0.02, 0.1
+    a.hash_sizes, a.hash_factors, a.hash_substeps, a.hash_settle = [2000], "0.5,1,2,4,8", 20, 0.1
+    a.hash_repeat = 2
+  else:
+    a.sizes, a.times = [10000, 50000, 100000], [0.3, 0.15, 0.1]
+    a.scale_sizes, a.scale_time = [10000, 30000, 100000, 300000, 1000000], 0.02
+    a.body_grains, a.body_counts, a.body_time, a.body_settle = 20000, "0,1,2,4,8,16,32", 0.05, 0.4
+    a.hash_sizes, a.hash_factors, a.hash_substeps, a.hash_settle = ([10000, 30000],
+                                                                    "0.5,1,2,4,8", 40, 0.6)
+    a.hash_repeat = 3
+  if a.sizes_arg:
+    a.sizes = [int(float(x)) for x in a.sizes_arg.split(",")]
+    a.times = (a.times + [a.times[-1]] * len(a.sizes))[:len(a.sizes)]
+  if a.time_arg:
+    a.times = [a.time_arg] * len(a.sizes)
+  if a.scale_arg:
+    a.scale_sizes = [int(float(x)) for x in a.scale_arg.split(",")]
+  out = os.path.abspath(a.out)
+  os.makedirs(out, exist_ok=True)
+  if a.report_only:
+    res = json.load(open(os.path.join(out, "results.json")))
+    print(report(res, out, plots(res, out)))
+    return 0
+
+  b = Bench(a)
+  info = cuda_info(b.exe)
+  a.gpu = not info.startswith("no ") and "not compiled" not in info and "unavailable" not in info
+  cpu_model = "?"
+  try:
+    for line in open("/proc/cpuinfo"):
+      if line.startswith("model name"):
+        cpu_model = line.split(":", 1)[1].strip()
+        break
+  except OSError:
+    pass
+  mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2 ** 30
+  b.results["meta"] = {
+    "quick": a.quick, "date": time.strftime("%Y-%m-%d %H:%M %Z"), "cpus": os.cpu_count(),
+    "cpu_model": cpu_model, "memory": "%.0f GiB memory" % mem, "threads": a.threads,
+    "gpu": info if a.gpu else "no GPU (%s)" % info, "versions": versions(b.work),
+    "uptime": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()}
+  b.results["load"]["start"] = load()
+  b.say("%d threads; load %s; GPU: %s" % (a.threads, fmt_load(load()), b.results["meta"]["gpu"]))
+  t0 = time.monotonic()
+  if "settle" in parts:
+    b.settle()
+  if "scaling" in parts:
+    b.scaling()
+  if "bodies" in parts:
+    b.bodies()
+  if "hash" in parts:
+    b.hash()
+  b.results["load"]["end"] = load()
+  b.results["meta"]["total_s"] = time.monotonic() - t0
+  b.save()
+  made = plots(b.results, out)
+  text = report(b.results, out, made)
+  b.say("done in %.0f s: %s, %s" % (time.monotonic() - t0, os.path.join(out, "peers.md"),
+                                    ", ".join(made)))
+  print(text)
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())
