@@ -1,9 +1,9 @@
 // cpu benchmark: throughput of the solver on a settled bed, in particle-substeps per second.
 //
-// for each size: grains on a jittered lattice in a square container (a bed about half as deep
-// as it is wide once settled) fall and settle (with a coarse substep, to save time), are loaded
-// at rest into a solver with the default params, and after 100 untimed substeps a number of
-// substeps is timed.
+// for each size: grains on a jittered lattice in a square open container (floor and four walls
+// as planes, as the plugin makes its domain; a bed about half as deep as it is wide once
+// settled) fall and settle (with a coarse substep, to save time), are loaded at rest into a
+// solver with the default params, and after 100 untimed substeps a number of substeps is timed.
 // prints one row per size: contacts per grain, time per substep, particle-substeps per second
 // (pss), the share of the threads' time the process got (below 1: other load took the cores)
 // and pss per second of process cpu time (spinning openmp waits count as cpu time),
@@ -127,11 +127,39 @@ static int parse_args(int argc, char** argv, Options* o) {
   return 1;
 }
 
+#define NWALL 5
+
+// an open container of the given width, floor at z = 0, as the plugin builds its domain: one
+// static plane per face (floor, four walls), each frame's z axis pointing into the box
+static void make_container(float width, float friction, grnShape* walls) {
+  // each frame's axes as the columns of its row-major matrix: x, y, z (the inward normal)
+  static const float mats[NWALL][9] = {
+    {1, 0, 0, 0, 1, 0, 0, 0, 1},      // floor, normal +z
+    {0, 0, 1, 0, 1, 0, -1, 0, 0},     // wall at -x, normal +x
+    {0, 0, -1, 0, 1, 0, 1, 0, 0},     // wall at +x, normal -x
+    {1, 0, 0, 0, 0, 1, 0, -1, 0},     // wall at -y, normal +y
+    {1, 0, 0, 0, 0, -1, 0, 1, 0},     // wall at +y, normal -y
+  };
+  for (int f = 0; f < NWALL; f++) {
+    grnShape* s = walls + f;
+    memset(s, 0, sizeof(*s));
+    s->type = grnSHAPE_PLANE;
+    memcpy(s->mat, mats[f], sizeof(s->mat));
+    // the plane through the face: half a width from the centre against its normal
+    if (f > 0) {
+      for (int i = 0; i < 2; i++) s->pos[i] = -0.5f * width * s->mat[3 * i + 2];
+    }
+    s->friction = friction;
+    s->body = -1;
+    s->grid = -1;
+  }
+}
+
 // a solver of n grains in the container, or NULL with a message
-static grnSolver* make_solver(const grnParams* p, const grnShape* box) {
+static grnSolver* make_solver(const grnParams* p, const grnShape* walls) {
   grnSolver* s = NULL;
   grnStatus st = grn_create(p, grnBACKEND_CPU, &s);
-  if (st == grnOK) st = grn_set_shapes(s, 1, box);
+  if (st == grnOK) st = grn_set_shapes(s, NWALL, walls);
   if (st != grnOK) {
     fprintf(stderr, "bench_cpu: create %d grains: %s\n", p->capacity, grn_status_string(st));
     grn_destroy(s);
@@ -163,21 +191,11 @@ static int bench_size(const Options* o, int n, Row* row) {
   // container: square, wide enough for a settled bed (packing ~0.6) half as deep as it is wide
   double grain_volume = 4.0 / 3.0 * M_PI * r * r * r;
   float width = (float)cbrt(2.0 * n * grain_volume / 0.6);
-  // lattice spacing 2.2 r: sites per layer, layers, and a container tall enough for them
+  // lattice spacing 2.2 r: sites per layer
   float spacing = 2.2f * r;
   int per_row = (int)floorf((width - 2.4f * r) / spacing) + 1;
-  int layers = (n + per_row * per_row - 1) / (per_row * per_row);
-  float height = 1.2f * r + layers * spacing + 2 * r;
-  grnShape box;
-  memset(&box, 0, sizeof(box));
-  box.type = grnSHAPE_BOXINSIDE;
-  box.size[0] = box.size[1] = 0.5f * width;
-  box.size[2] = 0.5f * height;
-  box.pos[2] = 0.5f * height;
-  box.mat[0] = box.mat[4] = box.mat[8] = 1;
-  box.friction = p.friction;
-  box.body = -1;
-  box.grid = -1;
+  grnShape box[NWALL];
+  make_container(width, p.friction, box);
 
   // jittered lattice from the floor up
   float* pos = (float*)malloc(3 * (size_t)n * sizeof(float));
@@ -199,7 +217,7 @@ static int bench_size(const Options* o, int n, Row* row) {
   // settle with a coarse substep (how the bed came to rest does not matter to the timing)
   grnParams coarse = p;
   coarse.dt = (float)o->settle_dt;
-  grnSolver* s = make_solver(&coarse, &box);
+  grnSolver* s = make_solver(&coarse, box);
   grnStatus st = s ? grn_set_grains(s, n, pos, NULL) : grnERR_ARG;
   int settle_steps = (int)lround(o->settle / coarse.dt);
   if (st == grnOK && settle_steps > 0) st = grn_advance(s, settle_steps);
@@ -208,7 +226,7 @@ static int bench_size(const Options* o, int n, Row* row) {
 
   // the bed at rest in the benchmarked solver; 100 untimed substeps relax what the coarse
   // substep left (its deeper overlaps push grains apart for a while)
-  s = st == grnOK ? make_solver(&p, &box) : NULL;
+  s = st == grnOK ? make_solver(&p, box) : NULL;
   if (s) st = grn_set_grains(s, n, pos, NULL);
   if (s && st == grnOK) st = grn_advance(s, 100);
   if (s && st == grnOK) st = grn_get_grains(s, NULL, vel);
