@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grn_collide.h"
 #include "grn_solver.h"
 
 const char* grn_status_string(grnStatus status) {
@@ -296,6 +297,30 @@ grnStatus grn_get_wrenches(const grnSolver* s, double* wrench) {
   if (!s || (!wrench && s->params.max_bodies)) return grnERR_ARG;
   if (s->params.max_bodies) memcpy(wrench, s->wrench, 6 * s->params.max_bodies * sizeof(double));
   return grnOK;
+}
+
+grnStatus grn_list_pairs(const grnData* d, const grnConsts* k, int* pairs, int max,
+                         int* npairs) {
+  enum { kMaxNeighbors = 4096 };
+  int* nb = (int*)malloc(kMaxNeighbors * sizeof(int));
+  if (!nb) return grnERR_MEMORY;
+  int count = 0;
+  grnStatus st = grnOK;
+  for (int i = 0; i < d->n && st == grnOK; i++) {
+    int found = grn_grain_neighbors(d, k, i, nb, 1, kMaxNeighbors);
+    if (found > kMaxNeighbors) st = grnERR_MEMORY;
+    for (int m = 0; m < found && m < kMaxNeighbors; m++) {
+      if (nb[m] <= i) continue;
+      if (count < max) {
+        pairs[2 * count] = i;
+        pairs[2 * count + 1] = nb[m];
+      }
+      count++;
+    }
+  }
+  free(nb);
+  *npairs = count;
+  return st;
 }
 
 grnStatus grn_find_pairs(grnSolver* s, int* pairs, int max, int* npairs) {

@@ -62,6 +62,10 @@ extern const grnBackendOps grn_cpu_ops;
 const grnBackendOps* grn_cuda_backend(void);
 grnStatus grn_cuda_usable(void);
 
+// each pair of grains closer than the cutoff once, as (i < j) in order of i then j, from a
+// hash already built in host memory d (as grn_find_pairs)
+grnStatus grn_list_pairs(const grnData* d, const grnConsts* k, int* pairs, int max, int* npairs);
+
 // shape s moved rigidly with its body's velocity for time tau from its start-of-step pose
 void grn_shape_at(const grnShape* s, float tau, grnShape* out);
 

@@ -250,27 +250,7 @@ static grnStatus cpu_find_pairs(grnSolver* s, int* pairs, int max, int* npairs) 
   const grnConsts* k = &s->consts;
   #pragma omp parallel num_threads(c->nthread)
   cpu_build_hash(d, k);
-  // each pair once, as (i < j), in order of i then j
-  enum { kMaxNeighbors = 4096 };
-  int* nb = (int*)malloc(kMaxNeighbors * sizeof(int));
-  if (!nb) return grnERR_MEMORY;
-  int count = 0;
-  grnStatus st = grnOK;
-  for (int i = 0; i < d->n && st == grnOK; i++) {
-    int found = grn_grain_neighbors(d, k, i, nb, 1, kMaxNeighbors);
-    if (found > kMaxNeighbors) st = grnERR_MEMORY;
-    for (int m = 0; m < found && m < kMaxNeighbors; m++) {
-      if (nb[m] <= i) continue;
-      if (count < max) {
-        pairs[2 * count] = i;
-        pairs[2 * count + 1] = nb[m];
-      }
-      count++;
-    }
-  }
-  free(nb);
-  *npairs = count;
-  return st;
+  return grn_list_pairs(d, k, pairs, max, npairs);
 }
 
 static size_t cpu_memory_bytes(const grnSolver* s) {

@@ -468,10 +468,8 @@ static grnStatus cuda_find_pairs(grnSolver* s, int* pairs, int max, int* npairs)
   h.cell = (int*)malloc(3 * (size_t)n * sizeof(int));
   h.head = (int*)malloc((size_t)d->hash_size * sizeof(int));
   h.next = (int*)malloc((size_t)n * sizeof(int));
-  enum { kMaxNeighbors = 4096 };
-  int* nb = (int*)malloc(kMaxNeighbors * sizeof(int));
   grnStatus st = grnOK;
-  if (!h.pos || !h.cell || !h.head || !h.next || !nb) st = grnERR_MEMORY;
+  if (!h.pos || !h.cell || !h.head || !h.next) st = grnERR_MEMORY;
   cudaError_t err = cudaSuccess;
   if (st == grnOK) {
     err = cudaMemcpyAsync(h.pos, d->pos, 3 * (size_t)n * sizeof(float), cudaMemcpyDeviceToHost,
@@ -493,25 +491,11 @@ static grnStatus cuda_find_pairs(grnSolver* s, int* pairs, int max, int* npairs)
   }
 
   // each pair once, as (i < j), in order of i then j
-  int count = 0;
-  for (int i = 0; i < n && st == grnOK; i++) {
-    int found = grn_grain_neighbors(&h, k, i, nb, 1, kMaxNeighbors);
-    if (found > kMaxNeighbors) st = grnERR_MEMORY;
-    for (int m = 0; m < found && m < kMaxNeighbors; m++) {
-      if (nb[m] <= i) continue;
-      if (count < max) {
-        pairs[2 * count] = i;
-        pairs[2 * count + 1] = nb[m];
-      }
-      count++;
-    }
-  }
+  if (st == grnOK) st = grn_list_pairs(&h, k, pairs, max, npairs);
   free(h.pos);
   free(h.cell);
   free(h.head);
   free(h.next);
-  free(nb);
-  *npairs = count;
   return st;
 }
 
