@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sets up, builds and runs the whole test suite (googletest through ctest).
+# sets up, builds and runs the whole test suite (googletest through ctest, then pytest).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/setup.sh"
@@ -8,3 +8,5 @@ bash "$root/scripts/build.sh"
 export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
 cd "$root/build"
 ctest --output-on-failure -j"$(nproc)"
+# python tests against build/plugin/libmjgranular.so (set -e fails the script when pytest fails)
+MJGRANULAR_PLUGIN="$root/build/plugin/libmjgranular.so" "$root/.venv/bin/python" -m pytest -q -p no:cacheprovider "$root/tests/python"

@@ -1,0 +1,212 @@
+// state round trips through MuJoCo's own API, CPU backend: mj_getState / mj_setState with
+// mjSTATE_FULLPHYSICS restore the grains bit for bit, mj_copyData gives an independent copy that
+// steps identically, mj_resetData restores the initial bed, and two mjData of one model step to
+// identical plugin_state (same thread count). The scene has a coupled free body resting in the
+// bed so the wrench path (plugin_state -> compute -> qfrc_passive -> qacc) is part of every step.
+// Prints the cost of mj_getState / mj_setState at the size of models/sandbox.xml ("measured:").
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <mujoco/mujoco.h>
+
+#include "mjg_test_util.h"
+
+namespace {
+
+using mjg_test::DataPtr;
+using mjg_test::GrainsOf;
+using mjg_test::LoadXml;
+using mjg_test::ModelPtr;
+using mjg_test::StateCopy;
+
+constexpr int kSpec = mjSTATE_FULLPHYSICS;
+
+// a small bed (a few hundred grains) in a walled box and a heavy free cube dropped into it
+ModelPtr Scene() {
+  std::string error;
+  auto m = LoadXml(mjg_test::TerrainXml(
+                       {{"fill", "-0.04 -0.04 0.005  0.04 0.04 0.04"}, {"radius", "0.004"},
+                        {"backend", "cpu"}},
+                       mjg_test::WalledBox(0.04) +
+                           "<body name=\"cube\" pos=\"0 0 0.06\"><freejoint/>"
+                           "<geom type=\"box\" size=\"0.015 0.015 0.015\" density=\"8000\"/>"
+                           "</body>"),
+                   &error);
+  EXPECT_TRUE(m) << error;
+  return m;
+}
+
+std::vector<mjtNum> GetState(const mjModel* m, const mjData* d) {
+  std::vector<mjtNum> s(mj_stateSize(m, kSpec));
+  mj_getState(m, d, s.data(), kSpec);
+  return s;
+}
+
+// bitwise equality of two mjtNum arrays; reports the first difference
+::testing::AssertionResult Bitwise(const std::vector<mjtNum>& a, const std::vector<mjtNum>& b) {
+  if (a.size() != b.size()) {
+    return ::testing::AssertionFailure() << "sizes " << a.size() << " vs " << b.size();
+  }
+  for (size_t i = 0; i < a.size(); i++) {
+    if (std::memcmp(&a[i], &b[i], sizeof(mjtNum)) != 0) {
+      return ::testing::AssertionFailure() << "first difference at " << i << ": " << a[i]
+                                           << " vs " << b[i];
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+std::vector<mjtNum> Vec(const mjtNum* p, int n) { return std::vector<mjtNum>(p, p + n); }
+
+int CubeBody(const mjModel* m) { return mj_name2id(m, mjOBJ_BODY, "cube"); }
+
+TEST(State, SceneCouplesTheCube) {
+  auto m = Scene();
+  ASSERT_TRUE(m);
+  DataPtr d(mj_makeData(m.get()));
+  auto g = GrainsOf(m.get(), d.get());
+  EXPECT_GT(g.n(), 100);
+  EXPECT_LT(g.n(), 1000);
+  // the cube lands on the grains during steps 20 to 60 (the window the tests below replay):
+  // they push it up
+  double lift = 0;
+  for (int k = 0; k < 60; k++) {
+    mj_step(m.get(), d.get());
+    if (k >= 20) lift = std::max(lift, g.wrench(CubeBody(m.get()))[2]);
+  }
+  EXPECT_GT(lift, 0.0);
+}
+
+TEST(State, GetSetStateReplaysBitForBit) {
+  auto m = Scene();
+  ASSERT_TRUE(m);
+  DataPtr d(mj_makeData(m.get()));
+  const int k = 40;
+  for (int i = 0; i < 20; i++) mj_step(m.get(), d.get());  // the cube lands in the next k
+  auto saved = GetState(m.get(), d.get());
+  ASSERT_GT(saved.size(), (size_t)m->plugin_statenum[0]);
+
+  std::vector<std::vector<mjtNum>> first;
+  for (int i = 0; i < k; i++) {
+    mj_step(m.get(), d.get());
+    first.push_back(GetState(m.get(), d.get()));
+  }
+  auto end_plugin = StateCopy(m.get(), d.get());
+  auto end_qpos = Vec(d->qpos, m->nq), end_qvel = Vec(d->qvel, m->nv);
+  EXPECT_FALSE(Bitwise(saved, first.back()));  // the state did change
+
+  mj_setState(m.get(), d.get(), saved.data(), kSpec);
+  EXPECT_TRUE(Bitwise(GetState(m.get(), d.get()), saved));
+  for (int i = 0; i < k; i++) {
+    mj_step(m.get(), d.get());
+    ASSERT_TRUE(Bitwise(GetState(m.get(), d.get()), first[i])) << "step " << i;
+  }
+  EXPECT_TRUE(Bitwise(StateCopy(m.get(), d.get()), end_plugin));
+  EXPECT_TRUE(Bitwise(Vec(d->qpos, m->nq), end_qpos));
+  EXPECT_TRUE(Bitwise(Vec(d->qvel, m->nv), end_qvel));
+}
+
+TEST(State, SetStateIntoAFreshDataReplays) {
+  auto m = Scene();
+  ASSERT_TRUE(m);
+  DataPtr a(mj_makeData(m.get())), b(mj_makeData(m.get()));
+  for (int i = 0; i < 20; i++) mj_step(m.get(), a.get());
+  auto saved = GetState(m.get(), a.get());
+  mj_setState(m.get(), b.get(), saved.data(), kSpec);
+  for (int i = 0; i < 30; i++) {
+    mj_step(m.get(), a.get());
+    mj_step(m.get(), b.get());
+  }
+  EXPECT_TRUE(Bitwise(StateCopy(m.get(), a.get()), StateCopy(m.get(), b.get())));
+  EXPECT_TRUE(Bitwise(GetState(m.get(), a.get()), GetState(m.get(), b.get())));
+}
+
+TEST(State, CopyDataIsIndependentAndStepsIdentically) {
+  auto m = Scene();
+  ASSERT_TRUE(m);
+  DataPtr d(mj_makeData(m.get()));
+  for (int i = 0; i < 15; i++) mj_step(m.get(), d.get());
+  DataPtr c(mj_copyData(nullptr, m.get(), d.get()));
+  ASSERT_TRUE(c);
+  EXPECT_NE(c->plugin_state, d->plugin_state);
+  EXPECT_TRUE(Bitwise(StateCopy(m.get(), c.get()), StateCopy(m.get(), d.get())));
+  // interleaved: both step, each from its own state
+  for (int i = 0; i < 30; i++) {
+    mj_step(m.get(), d.get());
+    mj_step(m.get(), c.get());
+    ASSERT_TRUE(Bitwise(GetState(m.get(), c.get()), GetState(m.get(), d.get()))) << "step " << i;
+  }
+  // independent: stepping the copy alone leaves the original untouched
+  auto before = GetState(m.get(), d.get());
+  for (int i = 0; i < 10; i++) mj_step(m.get(), c.get());
+  EXPECT_TRUE(Bitwise(GetState(m.get(), d.get()), before));
+  EXPECT_FALSE(Bitwise(GetState(m.get(), c.get()), before));
+  // and the original catches up to the same state
+  for (int i = 0; i < 10; i++) mj_step(m.get(), d.get());
+  EXPECT_TRUE(Bitwise(GetState(m.get(), d.get()), GetState(m.get(), c.get())));
+}
+
+TEST(State, ResetRestoresTheInitialBed) {
+  auto m = Scene();
+  ASSERT_TRUE(m);
+  DataPtr d(mj_makeData(m.get()));
+  auto initial_plugin = StateCopy(m.get(), d.get());
+  auto initial = GetState(m.get(), d.get());
+  for (int i = 0; i < 60; i++) mj_step(m.get(), d.get());
+  EXPECT_FALSE(Bitwise(StateCopy(m.get(), d.get()), initial_plugin));
+  mj_resetData(m.get(), d.get());
+  EXPECT_TRUE(Bitwise(StateCopy(m.get(), d.get()), initial_plugin));
+  EXPECT_TRUE(Bitwise(GetState(m.get(), d.get()), initial));
+  // and it replays the same trajectory as a fresh mjData
+  DataPtr fresh(mj_makeData(m.get()));
+  for (int i = 0; i < 30; i++) {
+    mj_step(m.get(), d.get());
+    mj_step(m.get(), fresh.get());
+  }
+  EXPECT_TRUE(Bitwise(GetState(m.get(), d.get()), GetState(m.get(), fresh.get())));
+}
+
+TEST(State, TwoDataStepIdentically) {
+  auto m = Scene();
+  ASSERT_TRUE(m);
+  DataPtr a(mj_makeData(m.get()));
+  for (int i = 0; i < 80; i++) mj_step(m.get(), a.get());
+  DataPtr b(mj_makeData(m.get()));
+  for (int i = 0; i < 80; i++) mj_step(m.get(), b.get());
+  EXPECT_TRUE(Bitwise(StateCopy(m.get(), a.get()), StateCopy(m.get(), b.get())));
+  EXPECT_TRUE(Bitwise(GetState(m.get(), a.get()), GetState(m.get(), b.get())));
+}
+
+// mj_getState / mj_setState at the size of models/sandbox.xml (20,808 grains)
+TEST(State, MeasuredCostAtSandboxSize) {
+  std::string error;
+  auto m = LoadXml(mjg_test::TerrainXml(
+                       {{"fill", "-0.15 -0.15 0.004  0.15 0.15 0.164"}, {"radius", "0.004"},
+                        {"backend", "cpu"}},
+                       "<geom type=\"plane\" size=\"1 1 0.1\"/>"),
+                   &error);
+  ASSERT_TRUE(m) << error;
+  DataPtr d(mj_makeData(m.get()));
+  const int n = GrainsOf(m.get(), d.get()).n();
+  const int size = mj_stateSize(m.get(), kSpec);
+  std::vector<mjtNum> s(size);
+  const int reps = 50;
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < reps; i++) mj_getState(m.get(), d.get(), s.data(), kSpec);
+  auto t1 = std::chrono::steady_clock::now();
+  for (int i = 0; i < reps; i++) mj_setState(m.get(), d.get(), s.data(), kSpec);
+  auto t2 = std::chrono::steady_clock::now();
+  double get_us = std::chrono::duration<double, std::micro>(t1 - t0).count() / reps;
+  double set_us = std::chrono::duration<double, std::micro>(t2 - t1).count() / reps;
+  std::printf("measured: %d grains, FULLPHYSICS state %d mjtNums (%.2f MB): mj_getState %.0f us, "
+              "mj_setState %.0f us per call\n",
+              n, size, size * sizeof(mjtNum) / 1e6, get_us, set_us);
+  EXPECT_EQ(n, 20808);
+}
+
+}  // namespace
