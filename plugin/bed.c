@@ -1,5 +1,5 @@
-// the initial bed: a cubic lattice of spacing MJG_BED_SPACING radii, centred in the fill box,
-// each grain moved by a seeded random jitter small enough that no two grains overlap.
+// the initial bed: a cubic lattice of `spacing` radii, centred in the fill box, each grain moved
+// by a seeded random jitter small enough that no two grains overlap.
 #include "bed.h"
 
 #include <math.h>
@@ -19,8 +19,8 @@ static double uniform_pm1(uint64_t* state) {
   return (double)(splitmix64(state) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
 }
 
-long long mjg_bed_count(const double fill[6], double radius, int dims[3]) {
-  double spacing = MJG_BED_SPACING * radius;
+long long mjg_bed_count(const double fill[6], double radius, double spacing_radii, int dims[3]) {
+  double spacing = spacing_radii * radius;
   long long total = 1;
   for (int i = 0; i < 3; i++) {
     // centres from lo + r to hi - r
@@ -37,11 +37,11 @@ long long mjg_bed_count(const double fill[6], double radius, int dims[3]) {
 int mjg_bed_make(const mjgConfig* cfg, mjtNum* pos, mjtNum* vel) {
   if (!cfg->has_fill) return 0;
   int dims[3];
-  long long n = mjg_bed_count(cfg->fill, cfg->radius, dims);
+  long long n = mjg_bed_count(cfg->fill, cfg->radius, cfg->spacing, dims);
   if (n <= 0 || n > cfg->count) return 0;
 
   // lattice centred in the fill box
-  double r = cfg->radius, spacing = MJG_BED_SPACING * r;
+  double r = cfg->radius, spacing = cfg->spacing * r;
   double start[3];
   for (int i = 0; i < 3; i++) {
     double used = (dims[i] - 1) * spacing;

@@ -8,11 +8,10 @@
 #include "config.h"
 
 // lattice spacing of the initial bed, in grain radii (a small gap leaves room for the jitter)
-#define MJG_BED_SPACING 2.2
 
 // Number of grains of the given radius the bed puts into a fill box (lo[3], hi[3]); the lattice
 // size along each axis goes to dims when not NULL. 0 when not even one grain fits.
-long long mjg_bed_count(const double fill[6], double radius, int dims[3]);
+long long mjg_bed_count(const double fill[6], double radius, double spacing, int dims[3]);
 
 // Write the initial bed of cfg: positions (n x 3) and zero velocities (n x 3); returns n.
 // The same config always gives the same bed, bit for bit.

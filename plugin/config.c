@@ -48,6 +48,7 @@ static const mjgAttr kAttr[] = {
   {"iterations", mjgINT,     "10",   "",       1,    10000,     0, OFF(iterations), -1},
   {"baumgarte",  mjgREAL,    "0.2",  "",       0,    1,         0, OFF(baumgarte),  -1},
   {"domain",     mjgBOX,     NULL,   "m",      0,    0,         0, OFF(domain),     OFF(has_domain)},
+  {"spacing",    mjgREAL,    "2.2",  "radii",  2,    10,        1, OFF(spacing),    -1},
   {"seed",       mjgLONG,    "0",    "",       0,    4.5e15,    0, OFF(seed),       -1},
   {"backend",    mjgBACKEND, "auto", "",       0,    0,         0, OFF(backend),    -1},
   {"bodies",     mjgTEXT,    NULL,   "",       0,    0,         0, 0,              OFF(has_bodies)},
@@ -240,7 +241,7 @@ int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, i
 
   // the fill box must hold at least one grain, and no more than count allows
   if (cfg->has_fill) {
-    long long need = mjg_bed_count(cfg->fill, cfg->radius, NULL);
+    long long need = mjg_bed_count(cfg->fill, cfg->radius, cfg->spacing, NULL);
     char why[256];
     if (need <= 0) {
       snprintf(why, sizeof(why), "box is thinner than one grain (diameter %g m) on some axis",

@@ -23,6 +23,7 @@ typedef struct mjgConfig_ {
   double baumgarte;         // fraction of penetration removed per substep
   int has_domain;           // 1: domain was given
   double domain[6];         // container box keeping the grains in: lo[3], hi[3]      [m]
+  double spacing;           // initial bed lattice spacing                             [radii]
   long long seed;           // seed of the initial bed's jitter
   grnBackend backend;       // auto, cpu or cuda
   int has_bodies;           // 1: bodies was given (names resolved by bodies.c)

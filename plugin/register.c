@@ -1,8 +1,11 @@
-// registers the mjgranular.terrain plugin with MuJoCo when libmjgranular.so is loaded.
+// registers the mjgranular.terrain plugin and its sensors (mjgranular.heightmap,
+// mjgranular.wrench) with MuJoCo when libmjgranular.so is loaded.
 #include <mujoco/mujoco.h>
 
 #include "config.h"
+#include "heightmap.h"
 #include "terrain.h"
+#include "wrench.h"
 
 mjPLUGIN_LIB_INIT(mjgranular) {
   // attribute names from the config table
@@ -25,4 +28,8 @@ mjPLUGIN_LIB_INIT(mjgranular) {
   plugin.advance = mjg_terrain_advance;
   plugin.visualize = mjg_terrain_visualize;
   mjp_registerPlugin(&plugin);
+
+  // sensor plugins reading a terrain instance's plugin_state
+  mjg_heightmap_register();
+  mjg_wrench_register();
 }
