@@ -1,0 +1,193 @@
+// the sensor plugins mjgranular.heightmap and mjgranular.wrench through MuJoCo: values land in
+// sensordata, the height map of a settled flat bed equals the bed height within one grain radius,
+// the wrench sensor is bitwise the wrench slot of plugin_state, and bad configs are refused at
+// load with a message naming the key.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <mujoco/mujoco.h>
+
+#include "mjg_test_util.h"
+
+namespace {
+
+using mjg_test::DataPtr;
+using mjg_test::GrainsOf;
+using mjg_test::LoadXml;
+using mjg_test::WarningCapture;
+
+constexpr double kRadius = 0.004;
+
+// a walled bed of a few hundred grains, a free box above it, the sensors given as MJCF
+std::string SensorXml(const std::string& heightmap_config, const std::string& wrench_sensor,
+                      const std::string& extra_extension = "") {
+  std::string xml =
+      "<mujoco><option timestep=\"0.002\"/><extension>"
+      "<plugin plugin=\"mjgranular.terrain\"><instance name=\"sand\">"
+      "<config key=\"fill\" value=\"-0.04 -0.04 0.005  0.04 0.04 0.04\"/>"
+      "<config key=\"radius\" value=\"0.004\"/></instance></plugin>"
+      "<plugin plugin=\"mjgranular.heightmap\"><instance name=\"hm\">" + heightmap_config +
+      "</instance></plugin><plugin plugin=\"mjgranular.wrench\"/>" + extra_extension +
+      "</extension><worldbody><plugin instance=\"sand\"/>" + mjg_test::WalledBox(0.045) +
+      "<body name=\"box\" pos=\"0 0 0.06\"><freejoint/>"
+      "<geom type=\"box\" size=\"0.012 0.012 0.012\" density=\"1000\"/></body>"
+      "</worldbody><sensor><plugin name=\"height\" instance=\"hm\"/>" + wrench_sensor +
+      "</sensor></mujoco>";
+  return xml;
+}
+
+std::string Config(const std::map<std::string, std::string>& config) {
+  std::string s;
+  for (const auto& [k, v] : config) s += "<config key=\"" + k + "\" value=\"" + v + "\"/>";
+  return s;
+}
+
+const char* kWrench =
+    "<plugin name=\"wrench\" plugin=\"mjgranular.wrench\" objtype=\"body\" objname=\"box\"/>";
+
+// the load error and the warnings together
+std::string Refusal(const std::string& xml) {
+  WarningCapture capture;
+  std::string error;
+  auto m = LoadXml(xml, &error);
+  EXPECT_FALSE(m) << "model loaded";
+  return error + "\n" + capture.All();
+}
+
+TEST(Sensors, HeightMapOfASettledFlatBedEqualsTheBedHeight) {
+  std::string error;
+  auto m = LoadXml(SensorXml(Config({{"region", "-0.045 -0.045 0.045 0.045"}, {"size", "6 6"}}),
+                             kWrench),
+                   &error);
+  ASSERT_TRUE(m) << error;
+  int hs = mj_name2id(m.get(), mjOBJ_SENSOR, "height");
+  ASSERT_GE(hs, 0);
+  EXPECT_EQ(m->sensor_dim[hs], 36);
+  DataPtr d(mj_makeData(m.get()));
+  // keep the box out of the way: the bed settles alone
+  d->qpos[2] = 1.0;
+  for (int k = 0; k < 150; k++) mj_step(m.get(), d.get());  // 0.3 s
+  d->qpos[2] = 1.0;
+  mju_zero(d->qvel, m->nv);
+  mj_forward(m.get(), d.get());
+
+  // bed height independently: the 90th percentile of the grain tops
+  auto g = GrainsOf(m.get(), d.get());
+  ASSERT_GT(g.n(), 200);
+  std::vector<double> tops;
+  for (int i = 0; i < g.n(); i++) tops.push_back(g.pos(i)[2] + kRadius);
+  std::sort(tops.begin(), tops.end());
+  double bed = tops[static_cast<size_t>(0.9 * (tops.size() - 1))];
+
+  const mjtNum* h = d->sensordata + m->sensor_adr[hs];
+  double worst = 0;
+  for (int iy = 1; iy < 5; iy++) {
+    for (int ix = 1; ix < 5; ix++) {
+      double v = h[iy * 6 + ix];
+      worst = std::max(worst, std::fabs(v - bed));
+      EXPECT_NEAR(v, bed, kRadius) << "cell " << ix << " " << iy;
+    }
+  }
+  std::printf("bed height (p90 top) %.5f m, worst interior cell deviation %.5f m (%.2f radii)\n",
+              bed, worst, worst / kRadius);
+}
+
+TEST(Sensors, EmptyCellsReadTheFloorOrTheEmptyKey) {
+  // a region beside the bed: no grains, the floor plane is at z = 0
+  auto m = LoadXml(SensorXml(Config({{"region", "0.2 0.2 0.3 0.3"}, {"size", "2 3"}}), kWrench));
+  ASSERT_TRUE(m);
+  DataPtr d(mj_makeData(m.get()));
+  mj_forward(m.get(), d.get());
+  const mjtNum* h = d->sensordata + m->sensor_adr[mj_name2id(m.get(), mjOBJ_SENSOR, "height")];
+  for (int c = 0; c < 6; c++) EXPECT_EQ(h[c], 0.0);
+
+  auto m2 = LoadXml(SensorXml(
+      Config({{"region", "0.2 0.2 0.3 0.3"}, {"size", "2 3"}, {"empty", "-1"}}), kWrench));
+  ASSERT_TRUE(m2);
+  DataPtr d2(mj_makeData(m2.get()));
+  mj_forward(m2.get(), d2.get());
+  const mjtNum* h2 =
+      d2->sensordata + m2->sensor_adr[mj_name2id(m2.get(), mjOBJ_SENSOR, "height")];
+  for (int c = 0; c < 6; c++) EXPECT_EQ(h2[c], -1.0);
+}
+
+TEST(Sensors, WrenchSensorIsTheStoredWrenchOfTheBody) {
+  std::string error;
+  auto m = LoadXml(SensorXml(Config({{"region", "-0.04 -0.04 0.04 0.04"}, {"size", "2 2"}}),
+                             kWrench),
+                   &error);
+  ASSERT_TRUE(m) << error;
+  int ws = mj_name2id(m.get(), mjOBJ_SENSOR, "wrench");
+  int box = mj_name2id(m.get(), mjOBJ_BODY, "box");
+  ASSERT_GE(ws, 0);
+  EXPECT_EQ(m->sensor_dim[ws], 6);
+  DataPtr d(mj_makeData(m.get()));
+  double fz_max = 0;
+  for (int k = 0; k < 150; k++) {
+    mj_step(m.get(), d.get());
+    mj_forward(m.get(), d.get());
+    auto g = GrainsOf(m.get(), d.get());
+    const mjtNum* s = d->sensordata + m->sensor_adr[ws];
+    ASSERT_EQ(std::memcmp(s, g.wrench(box), 6 * sizeof(mjtNum)), 0) << "step " << k;
+    fz_max = std::max(fz_max, static_cast<double>(s[2]));
+  }
+  // the box landed on the sand: the grains pushed it up
+  EXPECT_GT(fz_max, 0.0);
+  std::printf("largest upward granular force on the box %.4f N (weight %.4f N)\n", fz_max,
+              m->body_subtreemass[box] * 9.81);
+}
+
+TEST(Sensors, TerrainAndBodyByConfigKeys) {
+  std::string sensor =
+      "<plugin name=\"wrench\" plugin=\"mjgranular.wrench\"><config key=\"terrain\" "
+      "value=\"sand\"/><config key=\"body\" value=\"box\"/></plugin>";
+  std::string error;
+  auto m = LoadXml(SensorXml(Config({{"terrain", "sand"}, {"region", "-0.04 -0.04 0.04 0.04"},
+                                     {"size", "3 2"}}),
+                             sensor),
+                   &error);
+  ASSERT_TRUE(m) << error;
+  EXPECT_EQ(m->sensor_dim[mj_name2id(m.get(), mjOBJ_SENSOR, "height")], 6);
+}
+
+TEST(Sensors, BadConfigsAreRefusedNamingTheKey) {
+  std::string base_region = "-0.04 -0.04 0.04 0.04";
+  EXPECT_NE(Refusal(SensorXml(Config({{"terrain", "gravel"}, {"region", base_region},
+                                      {"size", "2 2"}}),
+                              kWrench))
+                .find("'terrain'"),
+            std::string::npos);
+  EXPECT_NE(Refusal(SensorXml(Config({{"region", "0 0 0 0.1"}, {"size", "2 2"}}), kWrench))
+                .find("'region'"),
+            std::string::npos);
+  EXPECT_NE(Refusal(SensorXml(Config({{"size", "2 2"}}), kWrench)).find("'region'"),
+            std::string::npos);
+  EXPECT_NE(Refusal(SensorXml(Config({{"region", base_region}, {"size", "0 3"}}), kWrench))
+                .find("'size'"),
+            std::string::npos);
+  EXPECT_NE(Refusal(SensorXml(Config({{"region", base_region}, {"size", "2 2"}, {"empty", "x"}}),
+                              kWrench))
+                .find("'empty'"),
+            std::string::npos);
+  std::string hm = Config({{"region", base_region}, {"size", "2 2"}});
+  EXPECT_NE(Refusal(SensorXml(hm,
+                              "<plugin plugin=\"mjgranular.wrench\"><config key=\"body\" "
+                              "value=\"nobody\"/></plugin>"))
+                .find("'body'"),
+            std::string::npos);
+  EXPECT_NE(Refusal(SensorXml(hm, "<plugin plugin=\"mjgranular.wrench\"><config key=\"terrain\" "
+                                  "value=\"gravel\"/><config key=\"body\" value=\"box\"/>"
+                                  "</plugin>"))
+                .find("'terrain'"),
+            std::string::npos);
+  // no body at all
+  EXPECT_NE(Refusal(SensorXml(hm, "<plugin plugin=\"mjgranular.wrench\"/>")).find("'body'"),
+            std::string::npos);
+}
+
+}  // namespace
