@@ -66,8 +66,7 @@ const char* mjg_config_name(int i) { return (i >= 0 && i < NATTR) ? kAttr[i].nam
 
 //---------------------------------- strict parsing ------------------------------------------------
 
-// 1 if s holds only white space
-static int blank(const char* s) {
+int mjg_blank(const char* s) {
   while (*s && isspace((unsigned char)*s)) s++;
   return *s == 0;
 }
@@ -75,9 +74,9 @@ static int blank(const char* s) {
 // one finite number that is the whole string (surrounding white space allowed)
 static int parse_real(const char* s, double* out) {
   char* end;
-  if (blank(s)) return 0;
+  if (mjg_blank(s)) return 0;
   double v = strtod(s, &end);
-  if (end == s || !blank(end) || !isfinite(v)) return 0;
+  if (end == s || !mjg_blank(end) || !isfinite(v)) return 0;
   *out = v;
   return 1;
 }
@@ -85,9 +84,9 @@ static int parse_real(const char* s, double* out) {
 // one decimal integer that is the whole string
 static int parse_long(const char* s, long long* out) {
   char* end;
-  if (blank(s)) return 0;
+  if (mjg_blank(s)) return 0;
   long long v = strtoll(s, &end, 10);
-  if (end == s || !blank(end)) return 0;
+  if (end == s || !mjg_blank(end)) return 0;
   *out = v;
   return 1;
 }
@@ -103,8 +102,7 @@ static int trim_copy(const char* s, char* out, int size) {
   return 1;
 }
 
-// exactly n finite numbers separated by white space
-static int parse_vec(const char* s, double* out, int n) {
+int mjg_parse_reals(const char* s, double* out, int n) {
   const char* p = s;
   for (int i = 0; i < n; i++) {
     char* end;
@@ -116,7 +114,7 @@ static int parse_vec(const char* s, double* out, int n) {
     out[i] = v;
     p = end;
   }
-  return blank(p);
+  return mjg_blank(p);
 }
 
 // write "<plugin>: config key '<key>' = '<value>': <why>" into msg (value NULL: not given);
@@ -174,7 +172,7 @@ static int parse_attr(const mjgAttr* a, const char* value, mjgConfig* cfg, char*
     }
     case mjgBOX: {
       double* box = (double*)field;
-      if (!parse_vec(value, box, 6)) {
+      if (!mjg_parse_reals(value, box, 6)) {
         return refuse(msg, size, a->name, value,
                       "must be 6 numbers: xlo ylo zlo xhi yhi zhi [m]");
       }
@@ -211,10 +209,9 @@ static int parse_attr(const mjgAttr* a, const char* value, mjgConfig* cfg, char*
 
 //---------------------------------- reading a config ----------------------------------------------
 
-// the config value of key, or NULL when not given (an empty value counts as not given)
-static const char* config_value(const mjModel* m, int instance, const char* key) {
+const char* mjg_config_value(const mjModel* m, int instance, const char* key) {
   const char* v = mj_getPluginConfig(m, instance, key);
-  return (v && !blank(v)) ? v : NULL;
+  return (v && !mjg_blank(v)) ? v : NULL;
 }
 
 int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, int size) {
@@ -224,14 +221,14 @@ int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, i
   // every key: given value, else default, parsed by the same strict rules
   for (int i = 0; i < NATTR; i++) {
     const mjgAttr* a = kAttr + i;
-    const char* value = config_value(m, instance, a->name);
+    const char* value = mjg_config_value(m, instance, a->name);
     if (!value) value = a->def;
     if (!value) continue;
     if (parse_attr(a, value, cfg, msg, size)) return -1;
     if (a->has_offset >= 0) *(int*)((char*)cfg + a->has_offset) = 1;
   }
-  int count_given = config_value(m, instance, "count") != NULL;
-  const char* fill_text = config_value(m, instance, "fill");
+  int count_given = mjg_config_value(m, instance, "count") != NULL;
+  const char* fill_text = mjg_config_value(m, instance, "fill");
 
   // a bed needs a fill box, or at least a capacity
   if (!cfg->has_fill && !count_given) {

@@ -32,6 +32,16 @@ typedef struct mjgConfig_ {
   int two_way;              // coupling: 1 two-way (grains push bodies back), 0 one-way
 } mjgConfig;
 
+// Config value of key of a plugin instance, NULL when not given (an empty value counts as not
+// given).
+const char* mjg_config_value(const mjModel* m, int instance, const char* key);
+
+// 1 if s holds only white space.
+int mjg_blank(const char* s);
+
+// Exactly n finite numbers separated by white space into out; 1 on success.
+int mjg_parse_reals(const char* s, double* out, int n);
+
 // Number of config attributes.
 int mjg_config_nattribute(void);
 

@@ -40,7 +40,7 @@ static double floor_height(const mjModel* m, const mjgSensorTerrain* t) {
 // parse and check the config; -1 with a message naming the key on failure
 static int read_config(const mjModel* m, int instance, mjgHeightmap* h, char* msg, int size) {
   memset(h, 0, sizeof(*h));
-  const char* v = mjg_sensor_value(m, instance, "size");
+  const char* v = mjg_config_value(m, instance, "size");
   long long n[2];
   if (!v) {
     snprintf(msg, size, MJG_HEIGHTMAP_NAME ": config key 'size' is missing: give \"nx ny\" cells");
@@ -54,13 +54,13 @@ static int read_config(const mjModel* m, int instance, mjgHeightmap* h, char* ms
   h->nx = (int)n[0];
   h->ny = (int)n[1];
 
-  v = mjg_sensor_value(m, instance, "region");
+  v = mjg_config_value(m, instance, "region");
   if (!v) {
     snprintf(msg, size, MJG_HEIGHTMAP_NAME ": config key 'region' is missing: give \"xlo ylo "
              "xhi yhi\" [m]");
     return -1;
   }
-  if (!mjg_sensor_parse_reals(v, h->region, 4) || !(h->region[2] > h->region[0]) ||
+  if (!mjg_parse_reals(v, h->region, 4) || !(h->region[2] > h->region[0]) ||
       !(h->region[3] > h->region[1])) {
     snprintf(msg, size, MJG_HEIGHTMAP_NAME ": config key 'region' = '%s': must be four numbers "
              "xlo ylo xhi yhi with xhi > xlo and yhi > ylo [m]", v);
@@ -92,9 +92,9 @@ static int heightmap_init(const mjModel* m, mjData* d, int instance) {
     mju_warning("%s", msg);
     return -1;
   }
-  const char* v = mjg_sensor_value(m, instance, "empty");
+  const char* v = mjg_config_value(m, instance, "empty");
   if (v) {
-    if (!mjg_sensor_parse_reals(v, &h.empty, 1)) {
+    if (!mjg_parse_reals(v, &h.empty, 1)) {
       mju_warning(MJG_HEIGHTMAP_NAME ": config key 'empty' = '%s': must be one finite number [m]",
                   v);
       return -1;

@@ -7,31 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int blank(const char* s) {
-  while (*s && isspace((unsigned char)*s)) s++;
-  return *s == 0;
-}
-
-const char* mjg_sensor_value(const mjModel* m, int instance, const char* key) {
-  const char* v = mj_getPluginConfig(m, instance, key);
-  return (v && !blank(v)) ? v : NULL;
-}
-
-int mjg_sensor_parse_reals(const char* s, double* out, int n) {
-  const char* p = s;
-  for (int i = 0; i < n; i++) {
-    char* end;
-    while (*p && isspace((unsigned char)*p)) p++;
-    if (!*p) return 0;
-    double v = strtod(p, &end);
-    if (end == p || !isfinite(v)) return 0;
-    if (*end && !isspace((unsigned char)*end)) return 0;
-    out[i] = v;
-    p = end;
-  }
-  return blank(p);
-}
-
 int mjg_sensor_parse_ints(const char* s, long long* out, int n) {
   const char* p = s;
   for (int i = 0; i < n; i++) {
@@ -44,7 +19,7 @@ int mjg_sensor_parse_ints(const char* s, long long* out, int n) {
     out[i] = v;
     p = end;
   }
-  return blank(p);
+  return mjg_blank(p);
 }
 
 int mjg_sensor_of(const mjModel* m, int instance) {
@@ -58,7 +33,7 @@ int mjg_sensor_terrain(const mjModel* m, int instance, const char* plugin_name,
                        mjgSensorTerrain* out, char* msg, int size) {
   int slot = -1;
   if (!mjp_getPlugin(MJG_PLUGIN_NAME, &slot)) slot = -1;
-  const char* name = mjg_sensor_value(m, instance, "terrain");
+  const char* name = mjg_config_value(m, instance, "terrain");
   int found = -1;
   if (name) {
     // trim for the lookup

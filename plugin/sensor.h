@@ -25,12 +25,6 @@ int mjg_sensor_terrain(const mjModel* m, int instance, const char* plugin_name,
 // The sensor that uses plugin instance `instance`, -1 if none.
 int mjg_sensor_of(const mjModel* m, int instance);
 
-// Config value of key, NULL when not given or blank.
-const char* mjg_sensor_value(const mjModel* m, int instance, const char* key);
-
-// Exactly n finite numbers separated by white space into out; 1 on success.
-int mjg_sensor_parse_reals(const char* s, double* out, int n);
-
 // Exactly n decimal integers separated by white space into out; 1 on success.
 int mjg_sensor_parse_ints(const char* s, long long* out, int n);
 

@@ -34,7 +34,7 @@ static int wrench_nsensordata(const mjModel* m, int instance, int sensor_id) {
 
 // the body: config key 'body' if given, else the sensor's objtype="body" objname="..."
 static int wrench_body(const mjModel* m, int instance, int s, int* body, char* msg, int size) {
-  const char* v = mjg_sensor_value(m, instance, "body");
+  const char* v = mjg_config_value(m, instance, "body");
   if (v) {
     char word[256];
     while (*v && isspace((unsigned char)*v)) v++;
