@@ -11,38 +11,14 @@
 
 #include "granular.h"
 #include "grn_solver.h"  // grn_cuda_usable
+#include "grn_test_util.h"
 
 namespace {
 
-// a solver destroyed when it goes out of scope
-struct SolverDeleter {
-  void operator()(grnSolver* s) const { grn_destroy(s); }
-};
-using SolverPtr = std::unique_ptr<grnSolver, SolverDeleter>;
-
-// a static shape at the origin with identity orientation
-grnShape StaticShape(int type) {
-  grnShape s;
-  std::memset(&s, 0, sizeof(s));
-  s.type = type;
-  s.mat[0] = s.mat[4] = s.mat[8] = 1;
-  s.body = -1;
-  s.grid = -1;
-  return s;
-}
-
-// grain positions and velocities read back from a solver
-struct Grains {
-  std::vector<float> pos, vel;
-};
-
-Grains Read(const grnSolver* s) {
-  Grains g;
-  g.pos.resize(3 * (size_t)grn_count(s));
-  g.vel.resize(3 * (size_t)grn_count(s));
-  EXPECT_EQ(grn_get_grains(s, g.pos.data(), g.vel.data()), grnOK);
-  return g;
-}
+using grn_test::Grains;
+using grn_test::Read;
+using grn_test::SolverPtr;
+using grn_test::StaticShape;
 
 // at most n grains on a lattice of the given spacing over [lo, hi], each moved by up to jitter
 std::vector<float> JitteredLattice(int n, const float lo[3], const float hi[3], float spacing,
