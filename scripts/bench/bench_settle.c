@@ -4,9 +4,9 @@
 //
 //   init     the peers' initial state: n non-overlapping grains at uniformly random positions in
 //            a box, by random sequential addition, written as float32 x y z per grain.
-//   settle   the peers' scene: grains from a file (float32 x y z per grain, as peers.py writes
-//            it) fall and settle in an open-topped square container for a simulated time at the
-//            solver's defaults; the final positions and velocities are written to a file
+//   settle   the peers' scene: grains from a file (float32 x y z per grain, as init writes it)
+//            fall and settle in an open-topped square container of side W (five planes) for a
+//            simulated time at the solver's defaults; final positions and velocities go to a file
 //            (float32 x y z vx vy vz per grain). times the whole advance.
 //   hash     seeds' fig. 3: a tall square column of grains settles (untimed, 1 ms substep),
 //            then the same column is timed at each hash table size (factors of the grain count),
@@ -16,7 +16,7 @@
 //            for each k, with a wrench slot per shape as the plugin would have.
 //
 //   bench_settle init   --grains N --out FILE --width W --height H [--seed U]
-//   bench_settle settle --in FILE --out FILE --width W --height H --time T
+//   bench_settle settle --in FILE --out FILE --width W --time T
 //   bench_settle hash   --grains N --factors 0.5,1,2,4,8 --substeps S [--repeat R]
 //   bench_settle bodies --grains N --counts 0,1,2,4,8,16 --time T
 //   common: [--backend cpu|cuda] [--dt S] [--iterations K] [--seed U] [--settle T]
@@ -37,8 +37,8 @@ typedef struct Options_ {
   const char* mode;           // init | settle | hash | bodies
   const char* in;             // settle: initial grains (n x 3 float32)
   const char* out;            // settle: final grains (n x 6 float32), may be NULL
-  double width;               // settle: container side [m]
-  double height;              // settle: container height [m]
+  double width;               // init, settle: box side [m]
+  double height;              // init: height of the box filled [m]
   double time;                // settle, bodies: simulated time [s]
   int grains;                 // hash, bodies: grain count
   double list[MAX_LIST];      // hash: table size factors; bodies: shape counts
@@ -125,7 +125,7 @@ static int parse_args(int argc, char** argv, Options* o) {
     return o->out && o->grains > 0 && o->width > 0 && o->height > 0;
   }
   if (!strcmp(o->mode, "settle")) {
-    return o->in && o->width > 0 && o->height > 0 && o->time > 0;
+    return o->in && o->width > 0 && o->time > 0;
   }
   return o->grains > 0 && o->nlist > 0 && o->substeps > 0 && o->repeat > 0 && o->settle >= 0 &&
          (strcmp(o->mode, "bodies") || o->time > 0);
@@ -368,13 +368,19 @@ static int run_settle(const Options* o) {
     FILE* g = fopen(o->out, "wb");
     ok = g != NULL;
     for (int i = 0; ok && i < n; i++) {
-      ok = fwrite(pos + 3 * i, sizeof(float), 3, g) == 3 && fwrite(vel + 3 * i, sizeof(float), 3, g) == 3;
+      ok = fwrite(pos + 3 * i, sizeof(float), 3, g) == 3 &&
+           fwrite(vel + 3 * i, sizeof(float), 3, g) == 3;
     }
     if (g) fclose(g);
     if (!ok) fprintf(stderr, "bench_settle: cannot write %s\n", o->out);
   }
   free(pos), free(vel);
   return ok ? 0 : 1;
+}
+
+static int compare_float(const void* a, const void* b) {
+  float x = *(const float*)a, y = *(const float*)b;
+  return (x > y) - (x < y);
 }
 
 // hash mode: a settled tall column timed at each hash table size
@@ -404,8 +410,13 @@ static int run_hash(const Options* o) {
     return 1;
   }
 
-  float top = 0;  // settled column height
-  for (int i = 0; i < n; i++) top = pos[3 * i + 2] + r > top ? pos[3 * i + 2] + r : top;
+  // settled column height: the 98th percentile of the grain tops (a few loose grains aside)
+  float* z = (float*)malloc((size_t)n * sizeof(float));
+  if (!z) return 1;
+  for (int i = 0; i < n; i++) z[i] = pos[3 * i + 2] + r;
+  qsort(z, n, sizeof(float), compare_float);
+  float top = z[(size_t)(0.98 * (n - 1))];
+  free(z);
 
   int failed = 0;
   for (int i = 0; i < o->nlist; i++) {
@@ -443,8 +454,9 @@ static int run_hash(const Options* o) {
   return failed;
 }
 
-// the k-th spinning shape of count on a grid over the bed: boxes (paddles) and cylinders lying
-// along x alternately, each turning about the vertical through its centre
+// the k-th spinning shape on a grid of sites for count shapes over the bed (the same sites and
+// sizes however many are used): boxes (paddles) and cylinders lying along x alternately, each
+// turning about the vertical through its centre
 static grnShape spinner(int k, int count, float w, float depth, float friction) {
   int side = (int)ceil(sqrt((double)count));
   float pitch = w / side;
@@ -525,7 +537,7 @@ static int run_bodies(const Options* o) {
     grnParams q = p;
     q.max_shapes = k + NWALL;
     q.max_bodies = k > 0 ? k : 0;
-    for (int b = 0; b < k; b++) start[NWALL + b] = spinner(b, k, w, depth, p.friction);
+    for (int b = 0; b < k; b++) start[NWALL + b] = spinner(b, kmax, w, depth, p.friction);
     s = make_solver(&q, o->backend, n, pos, k + NWALL, start);
     // host steps of 10 substeps; each step sets every shape's pose at its start, as the
     // plugin does, and the solver turns it at its angular velocity within the step
@@ -565,7 +577,7 @@ int main(int argc, char** argv) {
   if (!parse_args(argc, argv, &o)) {
     fprintf(stderr,
             "usage: bench_settle init   --grains N --out FILE --width W --height H [--seed U]\n"
-            "       bench_settle settle --in FILE [--out FILE] --width W --height H --time T\n"
+            "       bench_settle settle --in FILE [--out FILE] --width W --time T\n"
             "       bench_settle hash   --grains N --factors 0.5,1,2,4,8 [--substeps S]\n"
             "                           [--repeat R]\n"
             "       bench_settle bodies --grains N --counts 0,1,2,4 --time T\n"

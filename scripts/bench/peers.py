@@ -18,7 +18,7 @@ import json
 import math
 import os
 import re
-import shutil
+import resource
 import subprocess
 import sys
 import time
@@ -74,7 +74,8 @@ def box_width(n):
 
 
 def write_lammps_data(path, pos, w, height):
-  """a data file for atom_style sphere (lammps) / granular (liggghts): id type diameter density x y z."""
+  """a read_data file for atom_style sphere (lammps) / granular (liggghts):
+  id type diameter density x y z."""
   n = len(pos)
   with open(path, "w") as f:
     f.write("mjgranular settling benchmark: %d grains\n\n%d atoms\n1 atom types\n\n" % (n, n))
@@ -119,15 +120,24 @@ def load():
   return list(os.getloadavg())
 
 
+def children_cpu():
+  """user + system cpu seconds of the finished child processes so far (theirs included)."""
+  ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+  return ru.ru_utime + ru.ru_stime
+
+
 def run(cmd, env, cwd, timeout, log):
-  """run a command; (return code, seconds, stdout). stderr goes to the log."""
+  """run a command; (return code, seconds, stdout). stderr goes to the log; the command's cpu
+  seconds are left in run.cpu."""
   t0 = time.monotonic()
+  run.cpu = -children_cpu()
   with open(log, "a") as err:
     err.write("$ %s\n" % " ".join(cmd))
     err.flush()
     try:
       p = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=err, text=True,
                          timeout=timeout)
+      run.cpu += children_cpu()
       return p.returncode, time.monotonic() - t0, p.stdout
     except subprocess.TimeoutExpired as e:
       return 124, time.monotonic() - t0, e.stdout or ""
@@ -149,7 +159,8 @@ class Bench:
     self.work = os.path.join(self.out, "work")
     os.makedirs(self.work, exist_ok=True)
     self.log = os.path.join(self.out, "bench.log")
-    open(self.log, "w").close()
+    if not args.parts_given:
+      open(self.log, "w").close()
     self.exe = os.path.abspath(args.exe)
     self.threads = args.threads
     base = dict(os.environ, OMP_WAIT_POLICY="passive")
@@ -160,6 +171,14 @@ class Bench:
                    "--mca", "mpi_yield_when_idle", "1"]
     self.results = {"settle": [], "scaling": [], "hash": [], "bodies": [], "gpu": [],
                     "load": {}, "meta": {}}
+    # a run of some parts only keeps the other parts' results from the last run
+    saved = os.path.join(self.out, "results.json")
+    if args.parts_given and os.path.exists(saved):
+      self.results.update(json.load(open(saved)))
+      for part in args.parts:
+        self.results[part] = []
+      if "settle" in args.parts:
+        self.results["gpu"] = []
 
   def say(self, text):
     print("bench: " + text, flush=True)
@@ -184,11 +203,12 @@ class Bench:
     return {"n": n, "width": w, "height": height, "top": top,
             "impact_speed": math.sqrt(2 * GRAVITY * max(fall, 1e-3)), "tag": tag}
 
-  def mjgranular(self, sc, t_sim, backend="cpu"):
+  def mjgranular(self, sc, t_sim, backend="cpu", iterations=0):
     out = sc["tag"] + "_mjg_%s.f32" % backend
     cmd = [self.exe, "settle", "--in", sc["tag"] + "_init.f32", "--out", out,
-           "--width", "%.9g" % sc["width"], "--height", "%.9g" % sc["height"],
-           "--time", "%g" % t_sim, "--backend", backend]
+           "--width", "%.9g" % sc["width"], "--time", "%g" % t_sim, "--backend", backend]
+    if iterations:
+      cmd += ["--iterations", str(iterations)]
     rc, secs, text = run(cmd, self.env_mjg, self.work, self.a.timeout, self.log)
     rows = json_lines(text)
     if rc != 0 or not rows or "unavailable" in rows[0]:
@@ -199,7 +219,7 @@ class Bench:
     row = {"code": "mjgranular", "backend": r["backend"], "n": sc["n"], "threads": r["threads"],
            "parallel": "%d OpenMP threads" % r["threads"], "dt": r["dt"],
            "steps": r["substeps"], "sim_time": r["sim_time"], "wall_s": r["wall_s"],
-           "process_s": secs, "memory_mib": r["memory_bytes"] / 2 ** 20,
+           "process_s": secs, "cpu_s": run.cpu, "memory_mib": r["memory_bytes"] / 2 ** 20,
            "contact": "projected Jacobi, %d iterations, baumgarte 0.2, no grain spin"
                       % r["iterations"]}
     row.update(sanity(final[:, :3], final[:, 3:], sc["width"]))
@@ -277,7 +297,7 @@ class Bench:
     row = {"code": code, "backend": "cpu", "n": sc["n"], "threads": int(m.group(2)),
            "parallel": "%s MPI ranks x 1 thread" % m.group(2), "dt": PEER_DT,
            "steps": int(m.group(3)), "sim_time": int(m.group(3)) * PEER_DT,
-           "wall_s": float(m.group(1)), "process_s": secs,
+           "wall_s": float(m.group(1)), "process_s": secs, "cpu_s": run.cpu,
            "contact": "Hertz-Mindlin with history, E %g Pa, e %g" % (YOUNG, RESTITUTION)}
     if code == "liggghts":
       # fraction of the rayleigh and hertz times the timestep is, from check/timestep/gran
@@ -333,6 +353,26 @@ class Bench:
         self.say("  failed: " + row["why"])
         break
     self.results["load"]["scaling_after"] = load()
+
+  def breakdown(self):
+    """mjgranular's cost per grain-substep split into the fixed part (prediction, hash,
+    collision, integration) and the part per jacobi iteration, by runs at 1, 10 and 20
+    iterations of the settling scene."""
+    a = self.a
+    sc = self.scene(a.break_grains, data=False)
+    self.say("breakdown: %d grains, %g s simulated at 1, 10, 20 iterations"
+             % (a.break_grains, a.break_time))
+    rows = []
+    for k in (1, 10, 20):
+      row = self.mjgranular(sc, a.break_time, iterations=k)
+      if row.get("failed"):
+        self.say("  failed: " + row["why"])
+        return
+      row["iterations"] = k
+      row["load_1min"] = load()[0]
+      rows.append(row)
+    self.results["breakdown"] = rows
+    self.save()
 
   def driver_rows(self, args, label):
     rc, _, text = run([self.exe] + args, self.env_mjg, self.work, self.a.timeout, self.log)
@@ -423,7 +463,7 @@ def plots(res, out):
     if pts:
       ts = sorted({r["sim_time"] for r in pts})
       ax.loglog([r["n"] for r in pts], [r["wall_s"] / r["sim_time"] for r in pts], "s",
-                label="settling scene, %s s" % "-".join("%g" % t for t in (ts[0], ts[-1])[:len(ts)]))
+                label="settling scene, %s s" % "-".join("%g" % t for t in sorted({ts[0], ts[-1]})))
     ax.set_xlabel("grains")
     ax.set_ylabel("wall time per simulated second [s]")
     ax.set_title("mjgranular CPU, %d threads" % scal[0]["threads"])
@@ -459,6 +499,7 @@ def plots(res, out):
     ax.set_xlabel("hash table size (buckets); dotted: grain count")
     ax.set_ylabel("particle-substeps per second")
     ax.set_title("settled column, mjgranular CPU")
+    ax.set_ylim(bottom=0)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.tight_layout()
@@ -481,6 +522,8 @@ def report(res, out, made):
            "**%d threads for every code**. GPU: **%s**.\n"
            % (" --quick" if meta["quick"] else "", meta["date"], meta["cpus"], meta["cpu_model"],
               meta["memory"], meta["threads"], meta["gpu"]))
+  if meta.get("rerun"):
+    L.append("Part of this page was measured again: %s.\n" % meta["rerun"])
   L.append("Load average (1 / 5 / 15 min, from `uptime`): at start %s; %s. The machine was shared "
            "while this ran: load above the core count slows every code, and the "
            "OpenMP/MPI barriers most.\n"
@@ -543,13 +586,15 @@ def report(res, out, made):
                   100 * max(r["dt_fraction_hertz"] for r in chk),
                   100 * max(r["skin_fraction"] for r in chk)))
     L.append("")
-    L.append("| grains | code | parallel | timestep [s] | simulated [s] | steps | wall [s] | **wall "
-             "per simulated s [s]** | particle-steps / s | mjgranular faster by | bed height [m] | "
+    L.append("| grains | code | parallel | timestep [s] | simulated [s] | steps | wall [s] | "
+             "**wall per simulated s [s]** | particle-steps / s | mjgranular faster by | "
+             "CPU s per simulated s (whole process) | "
+             "bed height [m] | "
              "core packing | max / mean speed at end [m/s] | load (1 min) before / after |")
-    L.append("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
+    L.append("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
     for r in settle:
       if r.get("failed"):
-        L.append("| %d | %s | | | | | | failed: %s | | | | | | |" % (r["n"], r["code"], r["why"]))
+        L.append("| %d | %s | | | | | | failed: %s | | | | | | | |" % (r["n"], r["code"], r["why"]))
         continue
       wps = r["wall_s"] / r["sim_time"]
       ps = r["n"] * r["steps"] / r["wall_s"]
@@ -557,22 +602,32 @@ def report(res, out, made):
       if r["code"] != "mjgranular" and r["n"] in mjg:
         m = mjg[r["n"]]
         ratio = "%.2fx" % (wps / (m["wall_s"] / m["sim_time"]))
-      L.append("| %d | %s | %s | %g | %g | %d | %.1f | **%.1f** | %.3g | %s | %.3f | %.3f | "
-               "%.2g / %.2g | %.1f / %.1f |"
+      cps = r.get("cpu_s", float("nan")) / r["sim_time"]
+      if r["code"] != "mjgranular" and r["n"] in mjg:
+        ratio += " (CPU: %.2fx)" % (cps / (mjg[r["n"]].get("cpu_s", float("nan"))
+                                           / mjg[r["n"]]["sim_time"]))
+      L.append("| %d | %s | %s | %g | %g | %d | %.1f | **%.1f** | %.3g | %s | %.1f | %.3f | "
+               "%.3f | %.2g / %.2g | %.1f / %.1f |"
                % (r["n"], r["code"], r["parallel"], r["dt"], r["sim_time"], r["steps"],
-                  r["wall_s"], wps, ps, ratio, r["bed_height"], r["packing"], r["vmax"],
+                  r["wall_s"], wps, ps, ratio, cps, r["bed_height"], r["packing"], r["vmax"],
                   r["vmean"], r["load_1min"], r.get("load_after", float("nan"))))
     for g in res["gpu"]:
       if g.get("failed"):
-        L.append("| %d | mjgranular | CUDA | | | | | %s | | | | | | |" % (g["n"], g["why"]))
+        L.append("| %d | mjgranular | CUDA | | | | | %s | | | | | | | |" % (g["n"], g["why"]))
       else:
-        L.append("| %d | mjgranular | CUDA | %g | %g | %d | %.1f | **%.2f** | %.3g | | %.3f | %.3f | "
-                 "%.2g / %.2g | |" % (g["n"], g["dt"], g["sim_time"], g["steps"], g["wall_s"],
-                                     g["wall_s"] / g["sim_time"], g["n"] * g["steps"] / g["wall_s"],
-                                     g["bed_height"], g["packing"], g["vmax"], g["vmean"]))
+        L.append("| %d | mjgranular | CUDA | %g | %g | %d | %.1f | **%.2f** | %.3g | | | %.3f | "
+                 "%.3f | %.2g / %.2g | |"
+                 % (g["n"], g["dt"], g["sim_time"], g["steps"], g["wall_s"],
+                    g["wall_s"] / g["sim_time"], g["n"] * g["steps"] / g["wall_s"],
+                    g["bed_height"], g["packing"], g["vmax"], g["vmean"]))
     if not res["gpu"]:
-      L.append("| | mjgranular | CUDA | | | | | %s | | | | | | |" % meta["gpu"])
+      L.append("| | mjgranular | CUDA | | | | | %s | | | | | | | |" % meta["gpu"])
     L.append("")
+    L.append("*CPU s per simulated s*: user + system time of the whole process (set-up and file "
+             "input included) over the simulated time, summed over threads or ranks: less "
+             "sensitive than wall time to other load on the machine, which takes the cores away "
+             "without charging them. Idle MPI ranks poll, so it overstates the peers a little; "
+             "the ratio in brackets compares it with mjgranular's.\n")
     L.append("Particle-steps per second count each code's own steps (mjgranular: substeps of "
              "5e-4 s with 10 Jacobi iterations each; peers: force evaluations at 1e-4 s). *Bed "
              "height*: median over 3-diameter columns (away from the walls) of the highest grain "
@@ -612,15 +667,45 @@ def report(res, out, made):
     if len(scal) >= 2:
       k, _ = fit_slope([r["n"] for r in scal], [r["wall_s"] / r["sim_time"] for r in scal])
       L.append("\nLog-log fit: wall time per simulated second ~ N^**%.2f** (1 is linear).\n" % k)
+  brk = res.get("breakdown", [])
+  if len(brk) >= 2:
+    n = brk[0]["n"]
+    it = np.array([r["iterations"] for r in brk], float)
+    us = np.array([1e6 * r["wall_s"] / (r["n"] * r["steps"]) for r in brk])
+    slope, fixed = np.polyfit(it, us, 1)
+    L.append("## Where mjgranular's time goes\n")
+    L.append("The settling scene at %d grains for %g s, run at 1, 10 and 20 Jacobi iterations "
+             "(%d threads), wall time per grain per substep:\n"
+             % (n, brk[0]["sim_time"], brk[0]["threads"]))
+    L.append("| iterations | wall [s] | us per grain-substep | core packing at end | "
+             "load (1 min) |")
+    L.append("|---:|---:|---:|---:|---:|")
+    for r, u in zip(brk, us):
+      L.append("| %d | %.1f | %.2f | %.3f | %.1f |" % (r["iterations"], r["wall_s"], u,
+                                                     r["packing"], r["load_1min"]))
+    L.append("")
+    line = ("Linear fit: **%.2f us** per grain-substep for prediction, hash, collision and "
+            "integration, plus **%.2f us** per grain per Jacobi iteration (%.2f us at the default "
+            "10)." % (fixed, slope, fixed + 10 * slope))
+    peer = [r for r in res["settle"] if r["code"] == "liggghts" and r["n"] == n
+            and not r.get("failed")]
+    if peer:
+      pu = 1e6 * peer[0]["wall_s"] / (peer[0]["n"] * peer[0]["steps"])
+      line += (" LIGGGHTS at the same N took %.2f us per grain-step (its neighbour list is rebuilt "
+               "only when a grain has moved half the skin, not every step), %.2f us per 5e-4 s of "
+               "simulated time; a 10x lead needs mjgranular at %.2f us per grain-substep."
+               % (pu, 5 * pu, 0.5 * pu))
+    L.append(line + "\n")
   bod = res["bodies"]
   if bod:
     L.append("## Scaling with the number of bodies (mjgranular, CPU)\n")
     L.append("There is no gear-tower scene yet (issue 6), so this stands in for the seeds' Fig. 9 "
              "(left): a bed of %d grains about 16 grains deep, with k kinematic shapes set "
              "through the C API (`grnShape` with `angvel`), boxes (paddles) and cylinders lying "
-             "flat alternately, on a grid over the bed, each spinning about the vertical at "
-             "4-8 rad/s, one wrench slot per shape; poses set every 10 substeps as the plugin "
-             "does. %g s simulated per k after an untimed settle.\n"
+             "flat alternately, the first k sites of a fixed grid over the bed (same sizes "
+             "whatever k), each spinning about the vertical at 4-8 rad/s, one wrench slot per "
+             "shape; poses set every 10 substeps as the plugin does. %g s simulated per k after "
+             "an untimed settle.\n"
              % (bod[0]["grains"], bod[0]["sim_time"]))
     L.append("| shapes | wall per simulated s [s] | particle-substeps / s | relative to none |")
     L.append("|---:|---:|---:|---:|")
@@ -629,9 +714,9 @@ def report(res, out, made):
       L.append("| %d | %.2f | %.3g | %.2f |" % (r["bodies"], r["wall_per_sim_s"], r["pss"],
                                                r["wall_per_sim_s"] / w0))
     L.append("")
-    L.append("More shapes stir more grains into motion and contact, so part of the growth is the "
-             "physics, not only the per-grain shape tests (every grain tests every shape's "
-             "bounding sphere each substep).\n")
+    L.append("Each grain tests every shape's bounding sphere each substep, and more shapes stir "
+             "more grains into motion and contact; one run per k, so differences of a few tens of "
+             "percent are within the noise of a shared machine (see the load).\n")
 
   # ---- seeds' figures ----
   hs = res["hash"]
@@ -653,7 +738,7 @@ def report(res, out, made):
         m = [r for r in hs if r["grains"] == n and r["hash_factor"] == f]
         if m:
           best = max(r["pss"] for r in hs if r["grains"] == n)
-          cell = "%.3g (%.2fx)" % (m[0]["pss"], 1 / m[0]["wall_per_sim_s"])
+          cell = "%.3g (%.3gx)" % (m[0]["pss"], 1 / m[0]["wall_per_sim_s"])
           cells.append("**%s**" % cell if m[0]["pss"] == best else cell)
         else:
           cells.append("")
@@ -730,8 +815,8 @@ def main():
   ap.add_argument("--quick", action="store_true", help="small N, short times (development, CI)")
   ap.add_argument("--threads", type=int, default=os.cpu_count())
   ap.add_argument("--peers", default="liggghts,lammps", help="comma list, or 'none'")
-  ap.add_argument("--only", default="settle,scaling,bodies,hash",
-                  help="parts to run: settle, scaling, bodies, hash")
+  ap.add_argument("--only", default="settle,scaling,breakdown,bodies,hash",
+                  help="parts to run: settle, scaling, breakdown, bodies, hash")
   ap.add_argument("--report-only", action="store_true", help="redo table and plots from json")
   ap.add_argument("--timeout", type=float, default=1800, help="per run [s]")
   ap.add_argument("--sizes", dest="sizes_arg", help="settling-scene grain counts (comma list)")
@@ -740,14 +825,17 @@ def main():
   a = ap.parse_args()
   a.peers = [] if a.peers == "none" else a.peers.split(",")
   parts = a.only.split(",")
+  a.parts, a.parts_given = parts, "--only" in sys.argv
   if a.quick:
     a.sizes, a.times = [2000, 5000], [0.1, 0.1]
+    a.break_grains, a.break_time = 2000, 0.05
     a.scale_sizes, a.scale_time = [2000, 5000, 10000, 20000], 0.02
     a.body_grains, a.body_counts, a.body_time, a.body_settle = 3000, "0,1,2,4", 0.02, 0.1
     a.hash_sizes, a.hash_factors, a.hash_substeps, a.hash_settle = [2000], "0.5,1,2,4,8", 20, 0.1
     a.hash_repeat = 2
   else:
     a.sizes, a.times = [10000, 50000, 100000], [0.3, 0.15, 0.1]
+    a.break_grains, a.break_time = 10000, 0.3
     a.scale_sizes, a.scale_time = [10000, 30000, 100000, 300000, 1000000], 0.02
     a.body_grains, a.body_counts, a.body_time, a.body_settle = 20000, "0,1,2,4,8,16,32", 0.05, 0.4
     a.hash_sizes, a.hash_factors, a.hash_substeps, a.hash_settle = ([10000, 30000],
@@ -779,18 +867,26 @@ def main():
   except OSError:
     pass
   mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2 ** 30
+  old_meta = b.results["meta"]
   b.results["meta"] = {
     "quick": a.quick, "date": time.strftime("%Y-%m-%d %H:%M %Z"), "cpus": os.cpu_count(),
     "cpu_model": cpu_model, "memory": "%.0f GiB memory" % mem, "threads": a.threads,
     "gpu": info if a.gpu else "no GPU (%s)" % info, "versions": versions(b.work),
     "uptime": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()}
-  b.results["load"]["start"] = load()
+  if a.parts_given and old_meta:
+    old_meta["rerun"] = "%s rerun on %s, load %s" % (a.only, b.results["meta"]["date"],
+                                                     fmt_load(load()))
+    b.results["meta"] = old_meta
+  else:
+    b.results["load"]["start"] = load()
   b.say("%d threads; load %s; GPU: %s" % (a.threads, fmt_load(load()), b.results["meta"]["gpu"]))
   t0 = time.monotonic()
   if "settle" in parts:
     b.settle()
   if "scaling" in parts:
     b.scaling()
+  if "breakdown" in parts:
+    b.breakdown()
   if "bodies" in parts:
     b.bodies()
   if "hash" in parts:
