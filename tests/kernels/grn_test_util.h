@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -21,10 +22,17 @@ struct SolverDeleter {
 };
 using SolverPtr = std::unique_ptr<grnSolver, SolverDeleter>;
 
-// create a cpu solver or fail the current test
+// the backend the physics tests run on: cpu, or cuda when GRN_TEST_BACKEND=cuda (the ctest
+// entry kernel_physics_on_cuda reruns them so where a device is usable)
+inline grnBackend TestBackend() {
+  const char* b = std::getenv("GRN_TEST_BACKEND");
+  return b && std::strcmp(b, "cuda") == 0 ? grnBACKEND_CUDA : grnBACKEND_CPU;
+}
+
+// create a solver on the test backend or fail the current test
 inline SolverPtr MakeSolver(const grnParams& p) {
   grnSolver* s = nullptr;
-  grnStatus st = grn_create(&p, grnBACKEND_CPU, &s);
+  grnStatus st = grn_create(&p, TestBackend(), &s);
   EXPECT_EQ(st, grnOK) << grn_status_string(st);
   return SolverPtr(s);
 }
