@@ -264,6 +264,38 @@ grnStatus grn_add_grid(grnSolver* s, const grnGrid* g, int* id) {
   return grnOK;
 }
 
+int grn_box_planes(const float lo[3], const float hi[3], int lid, float friction, grnShape* out) {
+  // each face's frame, rows x, y, z axis; z is the inward normal (a plane is solid below z = 0)
+  static const float frames[6][9] = {
+    {1, 0, 0, 0, 1, 0, 0, 0, 1},     // floor, normal +z
+    {0, 0, -1, 0, 1, 0, 1, 0, 0},    // wall at lo x, normal +x
+    {0, 0, 1, 0, 1, 0, -1, 0, 0},    // wall at hi x, normal -x
+    {1, 0, 0, 0, 0, -1, 0, 1, 0},    // wall at lo y, normal +y
+    {1, 0, 0, 0, 0, 1, 0, -1, 0},    // wall at hi y, normal -y
+    {1, 0, 0, 0, -1, 0, 0, 0, -1},   // lid, normal -z
+  };
+  int n = lid ? 6 : 5;
+  for (int f = 0; f < n; f++) {
+    grnShape* s = out + f;
+    memset(s, 0, sizeof(*s));
+    s->type = grnSHAPE_PLANE;
+    // mat maps frame to world: its columns are the frame axes
+    for (int i = 0; i < 3; i++) {
+      for (int j = 0; j < 3; j++) s->mat[3 * i + j] = frames[f][3 * j + i];
+    }
+    // through the face's side of the box, centred on it
+    for (int i = 0; i < 3; i++) {
+      float normal = s->mat[3 * i + 2];
+      s->pos[i] = normal > 0 ? lo[i] : normal < 0 ? hi[i] : 0.5f * (lo[i] + hi[i]);
+      s->com[i] = s->pos[i];
+    }
+    s->friction = friction;
+    s->body = -1;
+    s->grid = -1;
+  }
+  return n;
+}
+
 grnStatus grn_set_shapes(grnSolver* s, int n, const grnShape* shapes) {
   if (!s || n < 0 || n > s->params.max_shapes || (n > 0 && !shapes)) return grnERR_ARG;
   for (int i = 0; i < n; i++) {

@@ -94,6 +94,11 @@ typedef struct grnShape_ {
   int grid;                 // sdf grid index for grnSHAPE_GRID, else -1
 } grnShape;
 
+// Static planes on the faces of the box [lo, hi], each solid outside the box: the floor and four
+// walls, and the lid when lid is 1 (one contact per face, so a grain in an edge or corner rests
+// on every face it touches). Writes 5 or 6 shapes to out and returns how many.
+int grn_box_planes(const float lo[3], const float hi[3], int lid, float friction, grnShape* out);
+
 // A regular grid of signed distances in the shape frame, sampled at nodes
 // origin + (i, j, k) * cell, i < nx, j < ny, k < nz; values are (nz x ny x nx), x fastest.
 typedef struct grnGrid_ {

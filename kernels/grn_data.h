@@ -62,6 +62,12 @@ static inline void grn_swap_contacts(grnData* d) {
   f = d->sc_imp; d->sc_imp = d->sc_imp_prev; d->sc_imp_prev = f;
 }
 
+// the next jacobi iterate becomes the last one
+static inline void grn_swap_iterates(grnData* d) {
+  float* t = d->dv; d->dv = d->dv_next; d->dv_next = t;
+  t = d->dvb; d->dvb = d->dvb_next; d->dvb_next = t;
+}
+
 // per-substep constants derived from the params
 typedef struct grnConsts_ {
   float dt;                   // substep [s]

@@ -5,7 +5,6 @@
 #include "boundaries.h"
 
 #include <math.h>
-#include <string.h>
 
 int mjg_boundaries_max(const mjModel* m) {
   return m->body_geomnum[0] + 6;
@@ -47,24 +46,14 @@ int mjg_boundaries_static(const mjModel* m, const mjgConfig* cfg, const mjgMeshG
     n++;
   }
 
-  // the domain: a plane on each face of its box, solid outside (a plane is solid below z = 0 of
-  // its frame, so each frame's z axis points into the box)
-  for (int face = 0; cfg->has_domain && face < 6 && n < max; face++) {
-    int axis = face / 2, upper = face % 2;
-    mjtNum normal[3] = {0, 0, 0}, pos[3], mat[9], quat[4];
-    normal[axis] = upper ? -1 : 1;
-    for (int i = 0; i < 3; i++) pos[i] = 0.5 * (cfg->domain[i] + cfg->domain[3 + i]);
-    pos[axis] = cfg->domain[3 * upper + axis];
-    mju_quatZ2Vec(quat, normal);
-    mju_quat2Mat(mat, quat);
-    grnShape* s = out + n;
-    memset(s, 0, sizeof(*s));
-    s->type = grnSHAPE_PLANE;
-    s->friction = (float)cfg->friction;
-    s->body = -1;
-    s->grid = -1;
-    place_at_rest(s, pos, mat);
-    n++;
+  // the domain: a plane on each face of its box, solid outside
+  if (cfg->has_domain && n + 6 <= max) {
+    float lo[3], hi[3];
+    for (int i = 0; i < 3; i++) {
+      lo[i] = (float)cfg->domain[i];
+      hi[i] = (float)cfg->domain[3 + i];
+    }
+    n += grn_box_planes(lo, hi, 1, (float)cfg->friction, out + n);
   }
 
   if (nskipped) *nskipped = skipped;

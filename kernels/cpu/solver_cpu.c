@@ -224,14 +224,7 @@ static grnStatus cpu_substep(grnSolver* s) {
       #pragma omp for schedule(static)
       for (int i = 0; i < d->n; i++) grn_pj_solve_grain(d, k, i);
       #pragma omp single
-      {
-        float* t = d->dv;
-        d->dv = d->dv_next;
-        d->dv_next = t;
-        t = d->dvb;
-        d->dvb = d->dvb_next;
-        d->dvb_next = t;
-      }
+      grn_swap_iterates(d);
     }
 
     // reaction on the bodies

@@ -419,12 +419,7 @@ static grnStatus cuda_substep(grnSolver* s) {
   // projected jacobi iterations
   for (int it = 0; it < iterations; it++) {
     GRN_CUDA_TRY(grn_cuda_solve(d, k, stream));
-    float* t = d->dv;
-    d->dv = d->dv_next;
-    d->dv_next = t;
-    t = d->dvb;
-    d->dvb = d->dvb_next;
-    d->dvb_next = t;
+    grn_swap_iterates(d);
   }
 
   // reaction on the bodies

@@ -130,29 +130,10 @@ static int parse_args(int argc, char** argv, Options* o) {
 #define NWALL 5
 
 // an open container of the given width, floor at z = 0, as the plugin builds its domain: one
-// static plane per face (floor, four walls), each frame's z axis pointing into the box
+// static plane per face (floor, four walls)
 static void make_container(float width, float friction, grnShape* walls) {
-  // each frame's axes as the columns of its row-major matrix: x, y, z (the inward normal)
-  static const float mats[NWALL][9] = {
-    {1, 0, 0, 0, 1, 0, 0, 0, 1},      // floor, normal +z
-    {0, 0, 1, 0, 1, 0, -1, 0, 0},     // wall at -x, normal +x
-    {0, 0, -1, 0, 1, 0, 1, 0, 0},     // wall at +x, normal -x
-    {1, 0, 0, 0, 0, 1, 0, -1, 0},     // wall at -y, normal +y
-    {1, 0, 0, 0, 0, -1, 0, 1, 0},     // wall at +y, normal -y
-  };
-  for (int f = 0; f < NWALL; f++) {
-    grnShape* s = walls + f;
-    memset(s, 0, sizeof(*s));
-    s->type = grnSHAPE_PLANE;
-    memcpy(s->mat, mats[f], sizeof(s->mat));
-    // the plane through the face: half a width from the centre against its normal
-    if (f > 0) {
-      for (int i = 0; i < 2; i++) s->pos[i] = -0.5f * width * s->mat[3 * i + 2];
-    }
-    s->friction = friction;
-    s->body = -1;
-    s->grid = -1;
-  }
+  const float lo[3] = {-0.5f * width, -0.5f * width, 0}, hi[3] = {0.5f * width, 0.5f * width, width};
+  grn_box_planes(lo, hi, 0, friction, walls);
 }
 
 // a solver of n grains in the container, or NULL with a message

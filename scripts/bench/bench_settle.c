@@ -146,29 +146,8 @@ static grnParams make_params(const Options* o, int capacity) {
 // the open-topped square container x, y in [-w/2, w/2], z >= 0 as five static planes (floor and
 // four walls; planes rather than one box, so a grain in an edge or corner touches each face)
 static void container(float w, float friction, grnShape* walls) {
-  // inward normal of each plane and its distance from the origin
-  const float normal[NWALL][3] = {{0, 0, 1}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}};
-  const float offset[NWALL] = {0, 0.5f * w, 0.5f * w, 0.5f * w, 0.5f * w};
-  for (int f = 0; f < NWALL; f++) {
-    grnShape* s = walls + f;
-    memset(s, 0, sizeof(*s));
-    s->type = grnSHAPE_PLANE;
-    // frame: z along the inward normal, x and y two tangents; mat's columns are the frame axes
-    const float* nz = normal[f];
-    float tx[3] = {nz[2] != 0 ? 1.0f : 0.0f, 0, nz[2] != 0 ? 0.0f : -nz[0]};
-    if (nz[1] != 0) tx[0] = 1, tx[2] = 0;
-    float ty[3] = {nz[1] * tx[2] - nz[2] * tx[1], nz[2] * tx[0] - nz[0] * tx[2],
-                   nz[0] * tx[1] - nz[1] * tx[0]};
-    for (int i = 0; i < 3; i++) {
-      s->mat[3 * i + 0] = tx[i];
-      s->mat[3 * i + 1] = ty[i];
-      s->mat[3 * i + 2] = nz[i];
-      s->pos[i] = s->com[i] = -offset[f] * nz[i];
-    }
-    s->friction = friction;
-    s->body = -1;
-    s->grid = -1;
-  }
+  const float lo[3] = {-0.5f * w, -0.5f * w, 0}, hi[3] = {0.5f * w, 0.5f * w, w};
+  grn_box_planes(lo, hi, 0, friction, walls);
 }
 
 // a solver with the grains and shapes loaded, or NULL with a message

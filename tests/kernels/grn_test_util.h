@@ -60,28 +60,12 @@ inline grnShape TiltedPlane(double theta, float friction) {
 }
 
 // a static open container: the floor and four walls of a box with half-extents h centred at c,
-// as five planes (one contact each, so a grain in an edge or a corner rests on every face it
-// touches); each plane's frame has its z axis pointing into the box
+// as five planes
 inline std::vector<grnShape> Container(const float c[3], const float h[3], float friction) {
-  // rows of each frame: x axis, y axis, z axis (the inward normal)
-  const float frames[5][9] = {
-    {1, 0, 0, 0, 1, 0, 0, 0, 1},     // floor, normal +z
-    {0, 0, -1, 0, 1, 0, 1, 0, 0},    // wall at -x, normal +x
-    {0, 0, 1, 0, 1, 0, -1, 0, 0},    // wall at +x, normal -x
-    {1, 0, 0, 0, 0, -1, 0, 1, 0},    // wall at -y, normal +y
-    {1, 0, 0, 0, 0, 1, 0, -1, 0},    // wall at +y, normal -y
-  };
-  std::vector<grnShape> walls;
-  for (int f = 0; f < 5; f++) {
-    grnShape s = StaticShape(grnSHAPE_PLANE);
-    // shape mat maps frame to world: its columns are the frame axes
-    for (int i = 0; i < 3; i++) {
-      for (int j = 0; j < 3; j++) s.mat[3 * i + j] = frames[f][3 * j + i];
-    }
-    for (int i = 0; i < 3; i++) s.pos[i] = c[i] - s.mat[3 * i + 2] * h[i];
-    s.friction = friction;
-    walls.push_back(s);
-  }
+  const float lo[3] = {c[0] - h[0], c[1] - h[1], c[2] - h[2]};
+  const float hi[3] = {c[0] + h[0], c[1] + h[1], c[2] + h[2]};
+  std::vector<grnShape> walls(6);
+  walls.resize(grn_box_planes(lo, hi, 0, friction, walls.data()));
   return walls;
 }
 
