@@ -22,6 +22,8 @@ typedef enum mjgKind_ {
   mjgBACKEND,               // auto | cpu | cuda                                 (grnBackend)
   mjgTEXT,                  // free text, read by its own module                 (not stored)
   mjgCOUPLING,              // two-way | one-way                                 (int two_way)
+  mjgCOLOR,                 // height | speed | fixed                            (mjgColor)
+  mjgRANGE,                 // two finite numbers lo hi, hi > lo                 (double[2])
 } mjgKind;
 
 typedef struct mjgAttr_ {
@@ -54,6 +56,9 @@ static const mjgAttr kAttr[] = {
   {"bodies",     mjgTEXT,    NULL,   "",       0,    0,         0, 0,              OFF(has_bodies)},
   {"sdf_cell",   mjgREAL,    NULL,   "m",      0,    1,         1, OFF(sdf_cell), OFF(has_sdf_cell)},
   {"coupling",   mjgCOUPLING, "two-way", "",   0,    0,         0, OFF(two_way),   -1},
+  {"color",      mjgCOLOR,   "height", "",     0,    0,         0, OFF(color),      -1},
+  {"color_range", mjgRANGE,  NULL,   "m or m/s", 0,  0,         0, OFF(color_range),
+                                                                     OFF(has_color_range)},
 };
 
 #undef OFF
@@ -202,6 +207,23 @@ static int parse_attr(const mjgAttr* a, const char* value, mjgConfig* cfg, char*
         if (!strcmp(word, "one-way")) { *(int*)field = 0; return 0; }
       }
       return refuse(msg, size, a->name, value, "must be one of two-way, one-way");
+    }
+    case mjgCOLOR: {
+      char word[16];
+      if (trim_copy(value, word, sizeof(word))) {
+        if (!strcmp(word, "height")) { *(mjgColor*)field = mjgCOLOR_HEIGHT; return 0; }
+        if (!strcmp(word, "speed")) { *(mjgColor*)field = mjgCOLOR_SPEED; return 0; }
+        if (!strcmp(word, "fixed")) { *(mjgColor*)field = mjgCOLOR_FIXED; return 0; }
+      }
+      return refuse(msg, size, a->name, value, "must be one of height, speed, fixed");
+    }
+    case mjgRANGE: {
+      double* range = (double*)field;
+      if (!mjg_parse_reals(value, range, 2) || !(range[1] > range[0])) {
+        return refuse(msg, size, a->name, value,
+                      "must be 2 numbers lo hi with hi > lo [m for height, m/s for speed]");
+      }
+      return 0;
     }
   }
   return refuse(msg, size, a->name, value, "unknown attribute kind");

@@ -10,6 +10,13 @@
 #define MJG_PLUGIN_NAME "mjgranular.terrain"
 #define MJG_MSG_SIZE 512          // size of error message buffers
 
+// how visualize colours the grains (key color)
+typedef enum mjgColor_ {
+  mjgCOLOR_HEIGHT = 0,      // by height: dark (low) to light (high) sand
+  mjgCOLOR_SPEED,           // by speed: cold blue (slow) to hot red (fast)
+  mjgCOLOR_FIXED,           // one sand colour
+} mjgColor;
+
 // parsed and checked configuration of one plugin instance
 typedef struct mjgConfig_ {
   int has_fill;             // 1: fill was given
@@ -30,6 +37,9 @@ typedef struct mjgConfig_ {
   int has_sdf_cell;         // 1: sdf_cell was given
   double sdf_cell;          // node spacing of mesh sdf grids; default: the grain radius       [m]
   int two_way;              // coupling: 1 two-way (grains push bodies back), 0 one-way
+  mjgColor color;           // grain colouring drawn by visualize
+  int has_color_range;      // 1: color_range was given
+  double color_range[2];    // values at the ends of the colour ramp: lo, hi      [m or m/s]
 } mjgConfig;
 
 // Config value of key of a plugin instance, NULL when not given (an empty value counts as not

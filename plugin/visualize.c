@@ -1,17 +1,76 @@
-// grains drawn into an mjvScene as spheres coloured by height, read from plugin_state; never past
-// the scene's geom budget (when the budget is short, every k-th grain is drawn so the whole bed
-// still shows).
+// grains drawn into an mjvScene as spheres read from plugin_state, coloured as key 'color' says:
+// by height (dark to light sand), by speed (cold blue to hot red) or in one sand colour. Never
+// past the scene's geom budget: when the budget is short, every k-th grain is drawn so the whole
+// bed still shows, and one warning per mjData says so.
 #include <math.h>
 
 #include "state.h"
 #include "terrain.h"
 
-// sand colour ramp from the lowest grain (dark, damp) to the highest (light, dry)
-static void height_colour(float h, float rgba[4]) {
-  static const float lo[3] = {0.45f, 0.30f, 0.15f}, hi[3] = {0.92f, 0.76f, 0.46f};
-  for (int i = 0; i < 3; i++) rgba[i] = lo[i] + h * (hi[i] - lo[i]);
+// speed range when color_range is not given: [0, max(fastest drawn grain, this)], so that a bed
+// at rest does not show its creep as hot grains
+#define MJG_SPEED_SPAN_MIN 0.05   // [m/s]
+
+//---------------------------------- colour ramps --------------------------------------------------
+
+// piecewise-linear ramp through n colours at evenly spaced stops; s in [0, 1]
+static void ramp(const float (*stops)[3], int n, float s, float rgba[4]) {
+  float x = s * (n - 1);
+  int k = (int)x;
+  if (k > n - 2) k = n - 2;
+  float f = x - k;
+  for (int i = 0; i < 3; i++) rgba[i] = stops[k][i] + f * (stops[k + 1][i] - stops[k][i]);
   rgba[3] = 1;
 }
+
+// colour of a grain at ramp position s in [0, 1] for a colouring: every channel of the height
+// ramp rises with s (lighter higher up); along the speed ramp red rises and blue falls (hotter)
+static void grain_colour(mjgColor color, float s, float rgba[4]) {
+  static const float height[2][3] = {{0.45f, 0.30f, 0.15f}, {0.92f, 0.76f, 0.46f}};
+  static const float speed[3][3] = {{0.10f, 0.25f, 0.75f}, {0.80f, 0.65f, 0.40f},
+                                    {0.95f, 0.20f, 0.05f}};
+  static const float sand[3] = {0.80f, 0.65f, 0.40f};
+  if (color == mjgCOLOR_HEIGHT) {
+    ramp(height, 2, s, rgba);
+  } else if (color == mjgCOLOR_SPEED) {
+    ramp(speed, 3, s, rgba);
+  } else {
+    for (int i = 0; i < 3; i++) rgba[i] = sand[i];
+    rgba[3] = 1;
+  }
+}
+
+// the value a colouring reads from grain i: height [m] or speed [m/s]
+static double grain_value(mjgColor color, const mjtNum* pos, const mjtNum* vel, int i) {
+  if (color == mjgCOLOR_SPEED) return mju_norm3(vel + 3 * i);
+  return pos[3 * i + 2];
+}
+
+// values at the ends of the ramp: color_range when given, else from the grains drawn
+static void value_range(const mjgConfig* cfg, const mjtNum* pos, const mjtNum* vel, int n,
+                        int stride, double range[2]) {
+  if (cfg->has_color_range) {
+    range[0] = cfg->color_range[0];
+    range[1] = cfg->color_range[1];
+    return;
+  }
+  double lo = INFINITY, hi = -INFINITY;
+  for (int i = 0; i < n; i += stride) {
+    double v = grain_value(cfg->color, pos, vel, i);
+    if (!isfinite(v)) continue;
+    lo = fmin(lo, v);
+    hi = fmax(hi, v);
+  }
+  if (cfg->color == mjgCOLOR_SPEED) {
+    lo = 0;
+    hi = fmax(hi, MJG_SPEED_SPAN_MIN);
+  }
+  if (!(hi > lo)) hi = lo + 1;  // one value, or none: all at the low end
+  range[0] = lo;
+  range[1] = hi;
+}
+
+//---------------------------------- drawing -------------------------------------------------------
 
 void mjg_terrain_visualize(const mjModel* m, mjData* d, const mjvOption* opt, mjvScene* scn,
                            int instance) {
@@ -19,6 +78,7 @@ void mjg_terrain_visualize(const mjModel* m, mjData* d, const mjvOption* opt, mj
   if (!t) return;
   mjtNum* state = d->plugin_state + m->plugin_stateadr[instance];
   const mjtNum* pos = mjg_state_pos(state, t->cap);
+  const mjtNum* vel = mjg_state_vel(state, t->cap);
   mjtNum count = state[MJG_STATE_COUNT];
   if (!(count > 0 && count <= t->cap)) return;
   int n = (int)count;
@@ -33,21 +93,19 @@ void mjg_terrain_visualize(const mjModel* m, mjData* d, const mjvOption* opt, mj
                 "raise maxgeom to see them all", room, stride, n);
   }
 
-  // height range of the drawn grains
-  double zlo = INFINITY, zhi = -INFINITY;
-  for (int i = 0; i < n; i += stride) {
-    zlo = fmin(zlo, pos[3 * i + 2]);
-    zhi = fmax(zhi, pos[3 * i + 2]);
-  }
-  double span = zhi - zlo > 1e-9 ? zhi - zlo : 1;
+  // values at the ends of the colour ramp
+  double range[2];
+  value_range(&t->cfg, pos, vel, n, stride, range);
+  double span = range[1] - range[0];
 
-  // one sphere per grain
+  // one sphere per grain, its colour clamped to the ends of the ramp
   mjtNum size[3] = {t->cfg.radius, t->cfg.radius, t->cfg.radius};
   for (int i = 0; i < n && scn->ngeom < scn->maxgeom; i += stride) {
     const mjtNum* p = pos + 3 * i;
     if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) continue;
+    double s = (grain_value(t->cfg.color, pos, vel, i) - range[0]) / span;
     float rgba[4];
-    height_colour((float)((p[2] - zlo) / span), rgba);
+    grain_colour(t->cfg.color, (float)(s > 0 ? (s < 1 ? s : 1) : 0), rgba);
     mjvGeom* g = scn->geoms + scn->ngeom;
     mjv_initGeom(g, mjGEOM_SPHERE, size, p, NULL, rgba);
     g->category = mjCAT_DECOR;
