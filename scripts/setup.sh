@@ -21,13 +21,16 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
-# python venv with the one pinned mujoco version
+# python venv with the one pinned mujoco version and the pinned packages (scripts/versions.sh)
 venv="$root/.venv"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
-if ! "$venv/bin/python" -c "import mujoco, numpy, sys; sys.exit(mujoco.__version__ != '$MJGRANULAR_MUJOCO_VERSION')" 2>/dev/null; then
-  echo "setup: installing mujoco==$MJGRANULAR_MUJOCO_VERSION into .venv"
+# every pinned package at its pinned version, else (re)install them all
+pinned_ok='import sys; from importlib.metadata import version
+sys.exit(any(version(n) != v for n, v in (s.split("==") for s in sys.argv[1:])))'
+if ! "$venv/bin/python" -c "$pinned_ok" "mujoco==$MJGRANULAR_MUJOCO_VERSION" $MJGRANULAR_PY_PACKAGES 2>/dev/null; then
+  echo "setup: installing mujoco==$MJGRANULAR_MUJOCO_VERSION $MJGRANULAR_PY_PACKAGES into .venv"
   "$venv/bin/pip" install -q --disable-pip-version-check "mujoco==$MJGRANULAR_MUJOCO_VERSION" $MJGRANULAR_PY_PACKAGES
 fi
 "$venv/bin/python" -c "import mujoco; print('setup: mujoco', mujoco.__version__, 'ready')"
