@@ -87,6 +87,7 @@ static void derive_consts(grnSolver* s) {
   c->baumgarte = p->baumgarte;
   memcpy(c->gravity, p->gravity, sizeof(c->gravity));
   s->grain_mass = p->density * 4.0f / 3.0f * 3.14159265358979f * p->radius * p->radius * p->radius;
+  c->mass = s->grain_mass;
 }
 
 grnStatus grn_create(const grnParams* params, grnBackend backend, grnSolver** out) {
@@ -150,6 +151,7 @@ void grn_destroy(grnSolver* s) {
   free(s->shapes_now);
   free(s->wrench_sum);
   free(s->wrench);
+  grn_body_motion_free(s);
   free(s);
 }
 
@@ -313,13 +315,14 @@ grnStatus grn_advance(grnSolver* s, int nsub) {
   if (!s || nsub < 0) return grnERR_ARG;
   int nb = s->params.max_bodies;
   memset(s->wrench_sum, 0, 6 * (nb > 0 ? nb : 1) * sizeof(double));
+  grn_body_motion_start(s);
   for (int k = 0; k < nsub; k++) {
     // shapes at this substep's pose
-    for (int i = 0; i < s->nshapes; i++) {
-      grn_shape_at(s->shapes + i, k * s->params.dt, s->shapes_now + i);
-    }
+    for (int i = 0; i < s->nshapes; i++) grn_body_motion_shape(s, i, k, s->shapes_now + i);
     grnStatus st = s->ops->substep(s);
     if (st != grnOK) return st;
+    // the bodies' answer to this substep's impulses
+    grn_body_motion_substep(s);
   }
   for (int i = 0; i < 6 * nb; i++) s->wrench[i] = nsub ? s->wrench_sum[i] / nsub : 0;
   return grnOK;

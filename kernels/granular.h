@@ -155,6 +155,16 @@ grnStatus grn_add_grid(grnSolver* solver, const grnGrid* grid, int* id);
 // Replace the shape list (n <= max_shapes) with poses and velocities at the start of a step.
 grnStatus grn_set_shapes(grnSolver* solver, int n, const grnShape* shapes);
 
+// Dynamics of the bodies for implicit coupling, used by every later advance. mobility
+// (max_bodies x 36, row-major 6 x 6 per body, world frame) maps an impulse wrench [linear impulse;
+// angular impulse about the body's com] to the change of [com velocity; angular velocity] it
+// causes (J M^-1 J^T for a body of an articulated system); within each substep the grains see
+// the body answer their impulses. accel (max_bodies x 6) is each body's acceleration [com; angular]
+// from everything but the grains, which it keeps over the advance. Either may be NULL: zero. With
+// both zero (the default) the bodies are kinematic: they move at their velocity whatever the grains
+// do. The wrenches of grn_get_wrenches are those the bodies must then receive, as before.
+grnStatus grn_set_body_dynamics(grnSolver* solver, const float* mobility, const float* accel);
+
 // Advance nsub substeps of params.dt; shapes move at their velocities from their set pose.
 // Afterwards grn_get_wrenches gives each body's average force and torque over the advance.
 grnStatus grn_advance(grnSolver* solver, int nsub);
@@ -162,6 +172,12 @@ grnStatus grn_advance(grnSolver* solver, int nsub);
 // Average force and torque (about the body com at the end) on each body over the last advance,
 // (max_bodies x 6): force[3], torque[3] in world frame [N, N m].
 grnStatus grn_get_wrenches(const grnSolver* solver, double* wrench);
+
+// Time integral over the last advance of the impulse each body had received from the grains so
+// far, (max_bodies x 6) [N s^2, N m s^2]: through a body's mobility, the displacement the grains
+// gave it (zeros without grn_set_body_dynamics). The impulse itself is the wrench times the
+// advance's duration.
+grnStatus grn_get_impulse_integrals(const grnSolver* solver, double* out);
 
 // Pairs of grains (i < j) closer than contact distance, found with the spatial hash at the
 // current positions; writes up to max pairs (max x 2) and the total count to *npairs.

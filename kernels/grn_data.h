@@ -50,6 +50,10 @@ typedef struct grnData_ {
   const grnShape* shapes;     // shapes at this substep's pose                (nshapes)
   int nshapes;                // number of shapes
   const grnGridView* grids;   // sdf grids                                    (ngrids)
+  // implicit body coupling (body_mob NULL: every body is kinematic within the substep)
+  const float* body_mob;      // mobility: impulse wrench -> velocity change  (max_bodies x 36)
+  float* body_dv;             // velocity change from this substep's impulses (max_bodies x 6)
+  int* body_nc;               // grain contacts of each body this substep     (max_bodies)
 } grnData;
 
 // the current contacts become the previous ones (the warm start of the next narrowphase)
@@ -78,6 +82,7 @@ typedef struct grnConsts_ {
   float friction;             // grain-grain coulomb coefficient
   float baumgarte;            // fraction of penetration removed per substep
   float gravity[3];           // [m/s^2]
+  float mass;                 // grain mass [kg]
 } grnConsts;
 
 #endif  // MJGRANULAR_GRN_DATA_H_

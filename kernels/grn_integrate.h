@@ -21,16 +21,4 @@ GRN_HD void grn_integrate_grain(const grnData* d, const grnConsts* c, int i) {
   grn_store3(d->pos + 3 * i, x);
 }
 
-// force and torque (about the body com) that grain i's shape contact in slot k puts on the body,
-// from the grain's impulse lam (velocity units) over time dt; grain mass m
-GRN_HD void grn_shape_contact_wrench(const grnData* d, const grnConsts* c, int i, int k, float m,
-                                     grnVec3* force, grnVec3* torque) {
-  size_t slot = GRN_SLOT(k, i, d->cap);
-  const grnShape* sh = d->shapes + d->sc_shape[slot];
-  grnVec3 n = grn_load3(d->sc_normal + 3 * slot);
-  grnVec3 point = grn_sub(grn_load3(d->pos + 3 * i), grn_scale(n, c->radius));
-  *force = grn_scale(grn_load3(d->sc_imp + 3 * slot), -m / c->dt);
-  *torque = grn_cross(grn_sub(point, grn_load3(sh->com)), *force);
-}
-
 #endif  // MJGRANULAR_GRN_INTEGRATE_H_

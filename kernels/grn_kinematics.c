@@ -39,3 +39,20 @@ void grn_shape_at(const grnShape* s, float tau, grnShape* out) {
     }
   }
 }
+
+void grn_shape_displace(grnShape* s, const double* disp, const double* twist) {
+  float w[3] = {(float)disp[3], (float)disp[4], (float)disp[5]}, r[9];
+  rotation_of(w, 1, r);
+  float rel[3], mat[9];
+  for (int i = 0; i < 3; i++) rel[i] = s->pos[i] - s->com[i];
+  memcpy(mat, s->mat, sizeof(mat));
+  for (int i = 0; i < 3; i++) {
+    s->com[i] += (float)disp[i];
+    s->pos[i] = s->com[i] + r[3 * i] * rel[0] + r[3 * i + 1] * rel[1] + r[3 * i + 2] * rel[2];
+    for (int j = 0; j < 3; j++) {
+      s->mat[3 * i + j] = r[3 * i] * mat[j] + r[3 * i + 1] * mat[3 + j] + r[3 * i + 2] * mat[6 + j];
+    }
+    s->linvel[i] += (float)twist[i];
+    s->angvel[i] += (float)twist[3 + i];
+  }
+}

@@ -24,6 +24,15 @@ struct grnSolver_ {
   grnGridView* grids;         // host copies of the grids (values owned)       (grid_cap)
   double* wrench_sum;         // force, torque summed over substeps            (max_bodies x 6)
   double* wrench;             // average over the last advance                 (max_bodies x 6)
+  // implicit body coupling (grn_body_motion.c)
+  int mobile;                 // 1 when some body has a nonzero mobility
+  long long mob_version;      // counts changes of body_mob (backends re-upload on change)
+  float* body_mob;            // mobility of each body, impulse -> velocity    (max_bodies x 36)
+  float* body_acc;            // each body's acceleration without the grains   (max_bodies x 6)
+  double* body_twist;         // velocity the advance added to each body so far (max_bodies x 6)
+  double* body_disp;          // displacement the advance added so far         (max_bodies x 6)
+  double* body_impint;        // time integral of the impulse received so far  (max_bodies x 6)
+  double* wrench_before;      // wrench_sum before the current substep         (max_bodies x 6)
   const grnBackendOps* ops;   // backend functions
   void* impl;                 // backend state
 };
@@ -68,6 +77,23 @@ grnStatus grn_list_pairs(const grnData* d, const grnConsts* k, int* pairs, int m
 
 // shape s moved rigidly with its body's velocity for time tau from its start-of-step pose
 void grn_shape_at(const grnShape* s, float tau, grnShape* out);
+
+// shape s displaced rigidly by disp (translation of the com, then a rotation vector about it),
+// its velocity raised by twist (com velocity, angular velocity)
+void grn_shape_displace(grnShape* s, const double* disp, const double* twist);
+
+// free the implicit-coupling arrays
+void grn_body_motion_free(grnSolver* s);
+
+// implicit coupling over an advance: clear the bodies' added motion before the first substep
+void grn_body_motion_start(grnSolver* s);
+
+// shape i at substep k of the advance: kinematic motion plus its body's added motion
+void grn_body_motion_shape(const grnSolver* s, int i, int k, grnShape* out);
+
+// after a substep: each body's added velocity and displacement from its acceleration and the
+// substep's impulses (wrench_sum minus wrench_before)
+void grn_body_motion_substep(grnSolver* s);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,8 @@ mjPLUGIN_LIB_INIT(mjgranular) {
   mjpPlugin plugin;
   mjp_defaultPlugin(&plugin);
   plugin.name = MJG_PLUGIN_NAME;
+  // mujoco requires the passive capability of a plugin placed in a body (the worldbody here);
+  // the grains act on the bodies inside advance (body_dynamics.h), so compute adds nothing
   plugin.capabilityflags = mjPLUGIN_PASSIVE;
   plugin.nattribute = nattribute;
   plugin.attributes = attributes;

@@ -12,7 +12,8 @@
 //   .. + 3 cap                cap x 3     grain velocities, world frame [m/s]
 //   .. + 6 cap                nbody x 6   per body: granular force [N] and torque [N m] averaged
 //                                         over the last step, world frame, torque about the body's
-//                                         centre of mass (d->xipos); applied by compute
+//                                         centre of mass (d->xipos); two-way, already given
+//                                         to the body within the step
 //   .. + 6 nbody              C           contact state: the solver's contacts at the end of the
 //                                         last substep and their impulses, the warm start of the
 //                                         next (opaque int32/float32 bytes, see granular.h;

@@ -1,6 +1,6 @@
 // the mjgranular.terrain instance: sizes its plugin_state from the config, owns the solver cache,
-// writes the initial bed at reset, advances the grains once per mj_step with the coupled bodies
-// moving through them, and applies the stored per-body wrenches as passive forces (two-way).
+// writes the initial bed at reset, and advances the grains once per mj_step with the coupled
+// bodies moving through them; two-way, the bodies answer the grains within the step.
 #include "terrain.h"
 
 #include <math.h>
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bed.h"
+#include "body_dynamics.h"
 #include "boundaries.h"
 #include "state.h"
 
@@ -98,6 +99,9 @@ static void terrain_free(mjgTerrain* t) {
   free(t->pos);
   free(t->vel);
   free(t->wrench);
+  free(t->mobility);
+  free(t->accel);
+  free(t->impint);
   free(t);
 }
 
@@ -140,7 +144,11 @@ int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
   t->pos = (float*)malloc(3 * (size_t)t->cap * sizeof(float));
   t->vel = (float*)malloc(3 * (size_t)t->cap * sizeof(float));
   t->wrench = (double*)calloc(6 * (size_t)t->nbody, sizeof(double));
-  if (!t->bed || !t->shapes || !t->pos || !t->vel || !t->wrench) {
+  t->mobility = (float*)calloc(36 * (size_t)t->nbody, sizeof(float));
+  t->accel = (float*)calloc(6 * (size_t)t->nbody, sizeof(float));
+  t->impint = (double*)calloc(6 * (size_t)t->nbody, sizeof(double));
+  if (!t->bed || !t->shapes || !t->pos || !t->vel || !t->wrench || !t->mobility || !t->accel ||
+      !t->impint) {
     terrain_free(t);
     mju_warning(MJG_PLUGIN_NAME ": out of memory for %d grains", cfg.count);
     return -1;
@@ -231,19 +239,8 @@ void mjg_terrain_reset(const mjModel* m, mjtNum* state, void* data, int instance
   memcpy(mjg_state_pos(state, t->cap), t->bed, 3 * (size_t)t->nbed * sizeof(mjtNum));
 }
 
-void mjg_terrain_compute(const mjModel* m, mjData* d, int instance, int capability_bit) {
-  if (!(capability_bit & mjPLUGIN_PASSIVE)) return;
-  mjgTerrain* t = terrain_of(d, instance);
-  if (!t || !t->cfg.two_way) return;  // one-way: the bodies feel nothing
-
-  // the wrenches stored by the last advance, applied at each body's centre of mass
-  const mjtNum* wrench = mjg_state_wrench(state_of(m, d, instance), t->cap);
-  for (int b = 1; b < t->nbody; b++) {
-    const mjtNum* w = wrench + 6 * b;
-    if (w[0] == 0 && w[1] == 0 && w[2] == 0 && w[3] == 0 && w[4] == 0 && w[5] == 0) continue;
-    mj_applyFT(m, d, w, w + 3, d->xipos + 3 * b, b, d->qfrc_passive);
-  }
-}
+// passive forces: none; the grains' impulse reaches the bodies within the step in advance
+void mjg_terrain_compute(const mjModel* m, mjData* d, int instance, int capability_bit) {}
 
 // warn about a failed advance, once per run of consecutive failures
 static void advance_failed(mjgTerrain* t, double time, const char* why, grnStatus st) {
@@ -297,17 +294,29 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
   }
 
   // static boundaries, then the coupled bodies' geoms in their start-of-step pose, moving at the
-  // bodies' end-of-step velocity (see bodies.c)
+  // bodies' end-of-step velocity (see bodies.c); two-way, the bodies instead start at their
+  // start-of-step velocity and gain this step's acceleration and the grains' impulses in the
+  // substeps (an implicit solve, see body_dynamics.h); one-way, they stay kinematic
   if (st == grnOK) {
     int ndyn = mjg_bodies_shapes(m, d, &t->bodies, t->shapes + t->nstatic,
                                  t->max_shapes - t->nstatic);
-    st = grn_set_shapes(t->solver, t->nstatic + ndyn, t->shapes);
+    if (t->cfg.two_way) {
+      mj_markStack(d);
+      mjtNum* qvel0 = mj_stackAllocNum(d, m->nv);
+      mjg_body_start_velocity(m, d, qvel0);
+      mjg_bodies_velocity(m, d, &t->bodies, qvel0, t->shapes + t->nstatic, ndyn);
+      mj_freeStack(d);
+      mjg_body_dynamics(m, d, t->bodies.coupled, t->mobility, t->accel);
+      st = grn_set_body_dynamics(t->solver, t->mobility, t->accel);
+    }
+    if (st == grnOK) st = grn_set_shapes(t->solver, t->nstatic + ndyn, t->shapes);
   }
 
   // substeps over this mj_step, then the grains and the bodies' average wrenches
   if (st == grnOK) st = grn_advance(t->solver, nsub);
   if (st == grnOK) st = grn_get_grains(t->solver, t->pos, t->vel);
   if (st == grnOK) st = grn_get_wrenches(t->solver, t->wrench);
+  if (st == grnOK && t->cfg.two_way) st = grn_get_impulse_integrals(t->solver, t->impint);
   if (st == grnOK) st = grn_get_contacts(t->solver, mjg_state_contacts(state, t->cap, t->nbody));
   if (st != grnOK) {
     advance_failed(t, d->time, "granular solver", st);
@@ -322,5 +331,8 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
   mjtNum* wrench = mjg_state_wrench(state, t->cap);
   for (int i = 0; i < 6 * t->nbody; i++) wrench[i] = t->wrench[i];
   if (on_gpu) t->last_stamp = state[MJG_STATE_STAMP] = next_stamp(t);
+
+  // two-way: the bodies take the grains' impulse and the motion it gave them
+  if (t->cfg.two_way) mjg_body_feedback(m, d, t->bodies.coupled, t->wrench, t->impint, nsub);
   t->failing = 0;
 }

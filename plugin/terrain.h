@@ -28,6 +28,9 @@ typedef struct mjgTerrain_ {
   float* pos;               // grain positions staged for the solver              (cap x 3)
   float* vel;               // grain velocities staged for the solver             (cap x 3)
   double* wrench;           // per-body wrenches read from the solver             (nbody x 6)
+  float* mobility;          // two-way: each body's impulse response (J M^-1 J^T) (nbody x 36)
+  float* accel;             // two-way: each body's acceleration this step       (nbody x 6)
+  double* impint;           // two-way: impulse integrals read from the solver   (nbody x 6)
   long long stamp_id;       // this instance's number in the process, 0 until its first stamp
   long long stamp_count;    // downloads so far (mod 2^24)
   double last_stamp;        // stamp written with the last download into plugin_state

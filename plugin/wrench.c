@@ -1,7 +1,7 @@
 // mjgranular.wrench: a sensor plugin whose 6 sensordata values are the granular force [N] and
 // torque [N m] on a body (world frame, torque about the body's centre of mass), copied from the
-// wrench slot of that body in a terrain instance's plugin_state (state.h): the wrench that the
-// terrain's compute applies (two-way), averaged over the last step.
+// wrench slot of that body in a terrain instance's plugin_state (state.h): the grains' force on
+// it averaged over the last step, which two-way coupling applied to the body within that step.
 #include "wrench.h"
 
 #include <ctype.h>

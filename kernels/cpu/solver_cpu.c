@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../grn_body.h"
 #include "../grn_collide.h"
 #include "../grn_contact_pj.h"
 #include "../grn_integrate.h"
@@ -13,6 +14,8 @@ typedef struct grnCpu_ {
   size_t bytes;               // bytes allocated
   int nthread;                // threads of the parallel region
   double* wrench_part;        // per-thread force, torque sums          (nthread x max_bodies x 6)
+  int* count_part;            // per-thread contact counts              (nthread x max_bodies)
+  double* impulse;            // this iterate's impulse wrench per body (max_bodies x 6)
 } grnCpu;
 
 static void* cpu_alloc(grnCpu* c, size_t count, size_t size, int* ok) {
@@ -28,7 +31,8 @@ static void cpu_free_arrays(grnCpu* c) {
                     d->head, d->next, d->ncontact, d->npair, d->pair, d->pair_imp, d->pair_bias,
                     d->nshape, d->sc_shape, d->sc_normal, d->sc_depth, d->sc_vel, d->sc_imp,
                     d->sc_bias, d->npair_prev, d->pair_prev, d->pair_imp_prev, d->nshape_prev,
-                    d->sc_shape_prev, d->sc_imp_prev, d->overflow, d->nonfinite, c->wrench_part};
+                    d->sc_shape_prev, d->sc_imp_prev, d->overflow, d->nonfinite, d->body_dv,
+                    d->body_nc, c->wrench_part, c->count_part, c->impulse};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) free(arrays[i]);
 }
 
@@ -81,6 +85,10 @@ static grnStatus cpu_create(grnSolver* s) {
   c->nthread = omp_get_max_threads();
   int nb = s->params.max_bodies > 0 ? s->params.max_bodies : 1;
   c->wrench_part = (double*)cpu_alloc(c, (size_t)c->nthread * nb * 6, sizeof(double), &ok);
+  c->count_part = (int*)cpu_alloc(c, (size_t)c->nthread * nb, sizeof(int), &ok);
+  c->impulse = (double*)cpu_alloc(c, (size_t)nb * 6, sizeof(double), &ok);
+  d->body_dv = (float*)cpu_alloc(c, (size_t)nb * 6, sizeof(float), &ok);
+  d->body_nc = (int*)cpu_alloc(c, nb, sizeof(int), &ok);
   s->impl = c;
   if (!ok) {
     cpu_destroy(s);
@@ -163,28 +171,54 @@ static void cpu_build_hash(grnData* d, const grnConsts* k) {
   }
 }
 
-// the bodies' force and torque sums from the final impulses, per thread, then in thread order
-static void cpu_accumulate_wrench(grnSolver* s, grnCpu* c, grnData* d) {
-  int nb = s->params.max_bodies;
-  if (nb == 0) return;
-  double* part = c->wrench_part + (size_t)omp_get_thread_num() * nb * 6;
+// each body's force and torque from the current shape impulses (and, with counts, its number of
+// contacts), summed per thread and then in thread order into out (max_bodies x 6), so the sums
+// are the same run to run; inside a parallel region
+static void cpu_body_sums(const grnSolver* s, grnCpu* c, const grnData* d, double* out,
+                          int* counts) {
+  int nb = s->params.max_bodies, tid = omp_get_thread_num();
+  double* part = c->wrench_part + (size_t)tid * nb * 6;
+  int* cpart = c->count_part + (size_t)tid * nb;
   memset(part, 0, nb * 6 * sizeof(double));
+  memset(cpart, 0, nb * sizeof(int));
   #pragma omp for schedule(static)
   for (int i = 0; i < d->n; i++) {
     for (int k = 0; k < d->nshape[i]; k++) {
       int body = d->shapes[d->sc_shape[GRN_SLOT(k, i, d->cap)]].body;
       if (body < 0) continue;
       grnVec3 f, t;
-      grn_shape_contact_wrench(d, &s->consts, i, k, s->grain_mass, &f, &t);
+      grn_shape_contact_wrench(d, &s->consts, i, k, &f, &t);
       double* w = part + 6 * body;
       w[0] += f.x; w[1] += f.y; w[2] += f.z;
       w[3] += t.x; w[4] += t.y; w[5] += t.z;
+      cpart[body]++;
     }
   }
   #pragma omp single
   for (int t = 0; t < omp_get_num_threads(); t++) {
     const double* p = c->wrench_part + (size_t)t * nb * 6;
-    for (int j = 0; j < nb * 6; j++) s->wrench_sum[j] += p[j];
+    for (int j = 0; j < nb * 6; j++) out[j] += p[j];
+    if (counts) {
+      for (int b = 0; b < nb; b++) counts[b] += c->count_part[(size_t)t * nb + b];
+    }
+  }
+}
+
+// implicit coupling: every body's velocity change from the current iterate's impulses
+// (dv = W p, impulse p = force dt), and with counts its contacts; inside a parallel region
+static void cpu_body_response(const grnSolver* s, grnCpu* c, grnData* d, int count) {
+  int nb = s->params.max_bodies;
+  #pragma omp single
+  {
+    memset(c->impulse, 0, nb * 6 * sizeof(double));
+    if (count) memset(d->body_nc, 0, nb * sizeof(int));
+  }
+  cpu_body_sums(s, c, d, c->impulse, count ? d->body_nc : NULL);
+  #pragma omp single
+  for (int b = 0; b < nb; b++) {
+    double p[6];
+    for (int j = 0; j < 6; j++) p[j] = c->impulse[6 * b + j] * s->consts.dt;
+    grn_body_velocity_change(d->body_mob + 36 * b, p, d->body_dv + 6 * b);
   }
 }
 
@@ -195,6 +229,7 @@ static grnStatus cpu_substep(grnSolver* s) {
   d->shapes = s->shapes_now;
   d->nshapes = s->nshapes;
   d->grids = s->grids;
+  d->body_mob = s->mobile ? s->body_mob : NULL;
   d->nonfinite[0] = 0;
   d->overflow[0] = 0;
   int iterations = s->params.iterations;
@@ -219,16 +254,20 @@ static grnStatus cpu_substep(grnSolver* s) {
       grn_collide_shapes(d, k, i);
     }
 
-    // projected jacobi iterations
+    // coupled bodies: their contacts, and how the warm-started impulses move them
+    if (d->body_mob) cpu_body_response(s, c, d, 1);
+
+    // projected jacobi iterations, the bodies answering each iterate
     for (int it = 0; it < iterations; it++) {
       #pragma omp for schedule(static)
       for (int i = 0; i < d->n; i++) grn_pj_solve_grain(d, k, i);
       #pragma omp single
       grn_swap_iterates(d);
+      if (d->body_mob) cpu_body_response(s, c, d, 0);
     }
 
     // reaction on the bodies
-    cpu_accumulate_wrench(s, c, d);
+    if (s->params.max_bodies > 0) cpu_body_sums(s, c, d, s->wrench_sum, NULL);
 
     // symplectic euler
     #pragma omp for schedule(static)

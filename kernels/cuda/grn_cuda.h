@@ -33,8 +33,14 @@ int grn_cuda_wrench_blocks(int n);
 // force and torque on each body from the final shape impulses, summed in double in a fixed
 // order: per-block partials into part (nbody x wrench_blocks x 6), then per body into
 // out (nbody x 6)
-cudaError_t grn_cuda_wrench(const grnData* d, const grnConsts* c, float mass, int nbody,
-                            double* part, double* out, cudaStream_t stream);
+cudaError_t grn_cuda_wrench(const grnData* d, const grnConsts* c, int nbody, double* part,
+                            double* out, cudaStream_t stream);
+
+// implicit coupling: each body's velocity change d->body_dv from the current shape impulses,
+// summed as grn_cuda_wrench does into impulse (nbody x 6, device); with count, first each
+// body's contacts into d->body_nc
+cudaError_t grn_cuda_body_response(const grnData* d, const grnConsts* c, int nbody, int count,
+                                   double* part, double* impulse, cudaStream_t stream);
 
 // symplectic euler; flags nan / inf in d->nonfinite
 cudaError_t grn_cuda_integrate(const grnData* d, const grnConsts* c, cudaStream_t stream);

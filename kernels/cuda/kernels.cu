@@ -2,6 +2,7 @@
 // function from kernels/*.h that the cpu backend calls; and their launch wrappers.
 #include "grn_cuda.h"
 
+#include "../grn_body.h"
 #include "../grn_collide.h"
 #include "../grn_contact_pj.h"
 #include "../grn_hash.h"
@@ -74,7 +75,7 @@ __device__ __forceinline__ void grn_block_sum6(double (*red)[GRN_CUDA_BLOCK], co
 // (B threads, G blocks) and sums in double, as the cpu does per thread; bodies that no grain of
 // the block touches (by a 64-bit mask of body mod 64) are written as zeros without a pass
 __global__ void __launch_bounds__(GRN_CUDA_BLOCK)
-grn_k_wrench_partial(grnData d, grnConsts c, float mass, int nbody, double* part) {
+grn_k_wrench_partial(grnData d, grnConsts c, int nbody, double* part) {
   __shared__ double red[6][GRN_CUDA_BLOCK];
   __shared__ unsigned long long block_mask;
   int t = threadIdx.x, stride = gridDim.x * blockDim.x, first = grn_thread_index();
@@ -105,7 +106,7 @@ grn_k_wrench_partial(grnData d, grnConsts c, float mass, int nbody, double* part
       for (int k = 0; k < d.nshape[i]; k++) {
         if (d.shapes[d.sc_shape[GRN_SLOT(k, i, d.cap)]].body != b) continue;
         grnVec3 f, q;
-        grn_shape_contact_wrench(&d, &c, i, k, mass, &f, &q);
+        grn_shape_contact_wrench(&d, &c, i, k, &f, &q);
         w[0] += f.x; w[1] += f.y; w[2] += f.z;
         w[3] += q.x; w[4] += q.y; w[5] += q.z;
       }
@@ -128,6 +129,25 @@ grn_k_wrench_final(const double* part, int nblock, double* out) {
   }
   grn_block_sum6(red, w);
   if (threadIdx.x < 6) out[6 * b + threadIdx.x] = red[threadIdx.x][0];
+}
+
+// each body's number of grain contacts (integer atomics: the same totals in any order)
+__global__ void grn_k_body_count(grnData d) {
+  int i = grn_thread_index();
+  if (i >= d.n) return;
+  for (int k = 0; k < d.nshape[i]; k++) {
+    int body = d.shapes[d.sc_shape[GRN_SLOT(k, i, d.cap)]].body;
+    if (body >= 0) atomicAdd(d.body_nc + body, 1);
+  }
+}
+
+// each body's velocity change from its impulse wrench (force sums times dt), one thread per body
+__global__ void grn_k_body_dv(grnData d, grnConsts c, int nbody, const double* wrench) {
+  int b = grn_thread_index();
+  if (b >= nbody) return;
+  double p[6];
+  for (int j = 0; j < 6; j++) p[j] = wrench[6 * b + j] * c.dt;
+  grn_body_velocity_change(d.body_mob + 36 * b, p, d.body_dv + 6 * b);
 }
 
 //---------------------------------- launch wrappers -----------------------------------------------
@@ -172,14 +192,31 @@ int grn_cuda_wrench_blocks(int n) {
   return blocks < GRN_CUDA_WRENCH_BLOCKS ? blocks : GRN_CUDA_WRENCH_BLOCKS;
 }
 
-cudaError_t grn_cuda_wrench(const grnData* d, const grnConsts* c, float mass, int nbody,
-                            double* part, double* out, cudaStream_t stream) {
+cudaError_t grn_cuda_wrench(const grnData* d, const grnConsts* c, int nbody, double* part,
+                            double* out, cudaStream_t stream) {
   if (nbody <= 0) return cudaSuccess;
   int nblock = grn_cuda_wrench_blocks(d->n);
-  grn_k_wrench_partial<<<nblock, GRN_CUDA_BLOCK, 0, stream>>>(*d, *c, mass, nbody, part);
+  grn_k_wrench_partial<<<nblock, GRN_CUDA_BLOCK, 0, stream>>>(*d, *c, nbody, part);
   cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return err;
   grn_k_wrench_final<<<nbody, GRN_CUDA_BLOCK, 0, stream>>>(part, nblock, out);
+  return cudaGetLastError();
+}
+
+cudaError_t grn_cuda_body_response(const grnData* d, const grnConsts* c, int nbody, int count,
+                                   double* part, double* impulse, cudaStream_t stream) {
+  if (nbody <= 0) return cudaSuccess;
+  cudaError_t err;
+  if (count) {
+    err = cudaMemsetAsync(d->body_nc, 0, nbody * sizeof(int), stream);
+    if (err != cudaSuccess) return err;
+    if (d->n > 0) grn_k_body_count<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d);
+    err = cudaGetLastError();
+    if (err != cudaSuccess) return err;
+  }
+  err = grn_cuda_wrench(d, c, nbody, part, impulse, stream);
+  if (err != cudaSuccess) return err;
+  grn_k_body_dv<<<grn_blocks(nbody), GRN_CUDA_BLOCK, 0, stream>>>(*d, *c, nbody, impulse);
   return cudaGetLastError();
 }
 

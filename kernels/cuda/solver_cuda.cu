@@ -26,6 +26,9 @@ typedef struct grnCuda_ {
   double* wrench_part;        // device: per-block wrench partials   (max_bodies x blocks x 6)
   double* out;                // device: wrench (max_bodies x 6), then overflow, nonfinite (int)
   double* out_host;           // page-locked copy of out
+  float* body_mob;            // device: the bodies' mobilities                  (max_bodies x 36)
+  double* impulse;            // device: this iterate's wrench per body          (max_bodies x 6)
+  long long mob_version;      // s->mob_version of the mobilities on the device
   size_t out_bytes;           // bytes of out
 } grnCuda;
 
@@ -160,7 +163,7 @@ static void cuda_destroy(grnSolver* s) {
                     d->nshape, d->sc_shape, d->sc_normal, d->sc_depth, d->sc_vel, d->sc_imp,
                     d->sc_bias, d->npair_prev, d->pair_prev, d->pair_imp_prev, d->nshape_prev,
                     d->sc_shape_prev, d->sc_imp_prev, g->shapes, g->grids, g->wrench_part,
-                    g->out};
+                    g->out, g->body_mob, g->impulse, d->body_dv, d->body_nc};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
     if (arrays[i]) cudaFree(arrays[i]);
   }
@@ -206,6 +209,8 @@ static grnStatus cuda_create_arrays(grnSolver* s, grnCuda* g) {
     {(void**)&g->shapes, nshape * sizeof(grnShape)},
     {(void**)&g->wrench_part, nbody * GRN_CUDA_WRENCH_BLOCKS * 6 * sizeof(double)},
     {(void**)&g->out, g->out_bytes},
+    {(void**)&g->body_mob, 36 * nbody * f},   {(void**)&g->impulse, 6 * nbody * sizeof(double)},
+    {(void**)&d->body_dv, 6 * nbody * f},     {(void**)&d->body_nc, nbody * n},
   };
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
     size_t bytes = arrays[i].bytes ? arrays[i].bytes : 1;
@@ -400,6 +405,17 @@ static grnStatus cuda_substep(grnSolver* s) {
                                  stream));
   }
 
+  // the bodies' mobilities when they changed (implicit coupling)
+  d->body_mob = NULL;
+  if (s->mobile) {
+    if (g->mob_version != s->mob_version) {
+      GRN_CUDA_TRY(cudaMemcpyAsync(g->body_mob, s->body_mob, 36 * (size_t)nbody * sizeof(float),
+                                   cudaMemcpyHostToDevice, stream));
+      g->mob_version = s->mob_version;
+    }
+    d->body_mob = g->body_mob;
+  }
+
   // wrench and flags cleared
   GRN_CUDA_TRY(cudaMemsetAsync(g->out, 0, g->out_bytes, stream));
 
@@ -416,15 +432,23 @@ static grnStatus cuda_substep(grnSolver* s) {
   // narrowphase: grain-grain, then grain-shape
   GRN_CUDA_TRY(grn_cuda_collide(d, k, stream));
 
-  // projected jacobi iterations
+  // coupled bodies: their contacts, and how the warm-started impulses move them
+  if (d->body_mob) {
+    GRN_CUDA_TRY(grn_cuda_body_response(d, k, nbody, 1, g->wrench_part, g->impulse, stream));
+  }
+
+  // projected jacobi iterations, the bodies answering each iterate
   for (int it = 0; it < iterations; it++) {
     GRN_CUDA_TRY(grn_cuda_solve(d, k, stream));
     grn_swap_iterates(d);
+    if (d->body_mob) {
+      GRN_CUDA_TRY(grn_cuda_body_response(d, k, nbody, 0, g->wrench_part, g->impulse, stream));
+    }
   }
 
   // reaction on the bodies
   if (d->n > 0) {
-    GRN_CUDA_TRY(grn_cuda_wrench(d, k, s->grain_mass, nbody, g->wrench_part, g->out, stream));
+    GRN_CUDA_TRY(grn_cuda_wrench(d, k, nbody, g->wrench_part, g->out, stream));
   }
 
   // symplectic euler

@@ -46,9 +46,10 @@ TEST(Bodies, DefaultCouplesEveryBodyWithCollisionGeoms) {
   auto m = LoadXml(TerrainXml(mjg_test::SmallBed(), TwoSpheres()), &error);
   ASSERT_TRUE(m) << error;
   DataPtr d(mj_makeData(m.get()));
-  for (int k = 0; k < 3; k++) mj_step(m.get(), d.get());
+  for (int k = 0; k < 50; k++) mj_step(m.get(), d.get());
   auto g = GrainsOf(m.get(), d.get());
-  // the spheres start among the grains: the colliding ones feel them, the visual one does not
+  // the bodies start among the grains and fall with them: the colliding ones come to lean on
+  // them, the visual one does not
   EXPECT_GT(Norm6(g.wrench(BodyId(m.get(), "probe"))), 1e-3);
   EXPECT_GT(Norm6(g.wrench(BodyId(m.get(), "probe2"))), 1e-3);
   EXPECT_EQ(Norm6(g.wrench(BodyId(m.get(), "ghost"))), 0);
@@ -162,8 +163,8 @@ void GrainMomentum(const mjModel* m, mjData* d, double mass, double p[3], double
 
 TEST(Bodies, NewtonsThirdLawAcrossMjStep) {
   // no world geoms: grains and a free ball only feel gravity and each other. Over each step the
-  // grains' momentum changes by gravity's impulse minus the stored force x h, and in the next
-  // step mujoco gives the ball exactly that force x h on top of gravity's impulse
+  // grains' momentum changes by gravity's impulse minus the stored force x h, and in the same
+  // step the ball receives exactly that force x h on top of gravity's impulse
   const double r = 0.004, density = 2500;
   std::string error;
   auto m = LoadXml(
@@ -180,7 +181,7 @@ TEST(Bodies, NewtonsThirdLawAcrossMjStep) {
   auto g = GrainsOf(m.get(), d.get());
   const int n = g.n();
   d->qvel[2] = 1.0;  // the ball rises into the falling grains
-  double last_force[3] = {0, 0, 0}, peak = 0;
+  double peak = 0;
   for (int k = 0; k < 40; k++) {
     double p0[3], p1[3], s0, s1, v0[3];
     GrainMomentum(m.get(), d.get(), grain, p0, &s0);
@@ -193,11 +194,10 @@ TEST(Bodies, NewtonsThirdLawAcrossMjStep) {
       double gravity = a == 2 ? n * grain * gz * h : 0;
       EXPECT_NEAR(p1[a] - p0[a], gravity - f[a] * h, 1e-6 * (s0 + s1 + n * grain * 9.81 * h))
           << "step " << k << " axis " << a;
-      // ball: gravity plus the force stored by the previous step
-      double expected = mass_ball * (a == 2 ? gz : 0) * h + last_force[a] * h;
+      // ball: gravity plus the grains' force over this step
+      double expected = mass_ball * (a == 2 ? gz : 0) * h + f[a] * h;
       EXPECT_NEAR(mass_ball * (d->qvel[a] - v0[a]), expected, 1e-9) << "step " << k;
     }
-    for (int a = 0; a < 3; a++) last_force[a] = f[a];
     peak = std::fmax(peak, std::fabs(f[2]));
   }
   EXPECT_GT(peak, 0.1);  // the ball did push the grains
@@ -205,7 +205,7 @@ TEST(Bodies, NewtonsThirdLawAcrossMjStep) {
 
 // a free box dropped through the small bed, coupled one way or named out of the coupling
 std::vector<mjtNum> DropThroughBed(const char* coupling, const char* bodies, std::string* grains,
-                                   double* wrench_norm, double* passive_norm) {
+                                   double* wrench_norm) {
   auto config = mjg_test::SmallBed();
   config["coupling"] = coupling;
   config["bodies"] = bodies;
@@ -220,17 +220,13 @@ std::vector<mjtNum> DropThroughBed(const char* coupling, const char* bodies, std
   EXPECT_TRUE(m) << error;
   if (!m) return {};
   DataPtr d(mj_makeData(m.get()));
-  *wrench_norm = *passive_norm = 0;
+  *wrench_norm = 0;
   auto g = GrainsOf(m.get(), d.get());
   int box = BodyId(m.get(), "box");
   std::vector<mjtNum> trajectory;
   for (int k = 0; k < 120; k++) {
     mj_step(m.get(), d.get());
     *wrench_norm = std::fmax(*wrench_norm, Norm6(g.wrench(box)));
-    mj_forward(m.get(), d.get());
-    for (int i = 0; i < m->nv; i++) {
-      *passive_norm = std::fmax(*passive_norm, std::fabs(d->qfrc_passive[i]));
-    }
     trajectory.insert(trajectory.end(), d->qpos, d->qpos + m->nq);
     trajectory.insert(trajectory.end(), d->qvel, d->qvel + m->nv);
   }
@@ -244,18 +240,17 @@ TEST(Bodies, OneWayMovesGrainsButAppliesNoForce) {
   // one-way: the box falls exactly as if it were not coupled at all, bit for bit, while the
   // grains it ploughs through move differently and its wrench is still measured
   std::string grains_one_way, grains_uncoupled, grains_two_way;
-  double w1, p1, w0, p0, w2, p2;
-  auto one_way = DropThroughBed("one-way", "box", &grains_one_way, &w1, &p1);
-  auto uncoupled = DropThroughBed("one-way", "other", &grains_uncoupled, &w0, &p0);
-  auto two_way = DropThroughBed("two-way", "box", &grains_two_way, &w2, &p2);
+  double w1, w0, w2;
+  auto one_way = DropThroughBed("one-way", "box", &grains_one_way, &w1);
+  auto uncoupled = DropThroughBed("one-way", "other", &grains_uncoupled, &w0);
+  auto two_way = DropThroughBed("two-way", "box", &grains_two_way, &w2);
   ASSERT_FALSE(one_way.empty());
   EXPECT_EQ(one_way, uncoupled);
   EXPECT_NE(grains_one_way, grains_uncoupled);
-  EXPECT_EQ(p1, 0);
   EXPECT_GT(w1, 0.1);
   // two-way: the grains push back
   EXPECT_NE(one_way, two_way);
-  EXPECT_GT(p2, 0.1);
+  EXPECT_GT(w2, 0.1);
 }
 
 TEST(Bodies, DropModelLoadsAndSteps) {

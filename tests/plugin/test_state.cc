@@ -2,7 +2,7 @@
 // mjSTATE_FULLPHYSICS restore the grains bit for bit, mj_copyData gives an independent copy that
 // steps identically, mj_resetData restores the initial bed, and two mjData of one model step to
 // identical plugin_state (same thread count). The scene has a coupled free body resting in the
-// bed so the wrench path (plugin_state -> compute -> qfrc_passive -> qacc) is part of every step.
+// bed so the two-way coupling (the box answering the grains within each step) is part of every step.
 // Prints the cost of mj_getState / mj_setState at the size of models/sandbox.xml ("measured:").
 #include <algorithm>
 #include <chrono>

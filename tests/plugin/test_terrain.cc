@@ -161,30 +161,6 @@ TEST(Terrain, NonFiniteStateIsRefusedWithAWarning) {
   EXPECT_EQ(g.state[0], -3);
 }
 
-TEST(Terrain, ComputeAppliesStoredWrenchesAsPassiveForces) {
-  // a free body: the wrench slot of body 1 is applied at its centre of mass, every time the
-  // passive forces are computed, from state alone
-  std::string world = mjg_test::WalledBox(0.045) +
-      "<body name=\"box\" pos=\"0 0 0.3\"><freejoint/>"
-      "<geom type=\"box\" size=\"0.02 0.02 0.02\" pos=\"0.01 0 0\" mass=\"1\"/></body>";
-  auto m = LoadXml(TerrainXml(mjg_test::SmallBed(), world));
-  ASSERT_TRUE(m);
-  DataPtr d(mj_makeData(m.get()));
-  auto g = GrainsOf(m.get(), d.get());
-  mjtNum w[6] = {1.5, -2, 3, 0.1, 0.2, -0.3};
-  std::memcpy(g.wrench(1), w, sizeof(w));
-  mj_forward(m.get(), d.get());
-  std::vector<mjtNum> first(d->qfrc_passive, d->qfrc_passive + m->nv);
-  mj_forward(m.get(), d.get());
-  std::vector<mjtNum> second(d->qfrc_passive, d->qfrc_passive + m->nv);
-  EXPECT_EQ(first, second);
-
-  std::vector<mjtNum> expected(m->nv, 0);
-  mj_applyFT(m.get(), d.get(), w, w + 3, d->xipos + 3, 1, expected.data());
-  for (int i = 0; i < m->nv; i++) EXPECT_NEAR(first[i], expected[i], 1e-12) << "dof " << i;
-  EXPECT_NEAR(first[2], 3, 1e-12);  // the force's z component on the free joint
-}
-
 TEST(Terrain, SandboxModelLoads) {
   std::string error;
   mjg_test::LoadPlugin();

@@ -1,7 +1,9 @@
-// kernels/grn_integrate.h through the solver: the force and torque grn_shape_contact_wrench gives
+// kernels/grn_body.h through the solver: the force and torque grn_shape_contact_wrench gives
 // a body are exactly what the grains take from it (Newton's third law), summed over the substeps
 // of an advance by grn_get_wrenches. Grain-grain impulses cancel in pairs, so over an advance the
 // grains' momentum changes by gravity's impulse minus each body's force times the advance time.
+// With a mobility the body answers the grains within the substep: collisions with a free body
+// give what rigid-body mechanics gives (perfectly inelastic, with the body's rotation).
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -11,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "granular.h"
+#include "grn_test_util.h"
 
 namespace {
 
@@ -74,11 +77,11 @@ SolverPtr MakeSolver(int capacity, float radius, int max_bodies, float friction)
   p.max_bodies = max_bodies;
   p.max_shapes = 8;
   grnSolver* s = nullptr;
-  EXPECT_EQ(grn_create(&p, grnBACKEND_CPU, &s), grnOK);
+  EXPECT_EQ(grn_create(&p, grn_test::TestBackend(), &s), grnOK);
   return SolverPtr(s);
 }
 
-TEST(GrnIntegrate, GrainMomentumChangeIsMinusTheBodyImpulse) {
+TEST(GrnBody, GrainMomentumChangeIsMinusTheBodyImpulse) {
   // a pile falling onto a box (body 0, static pose) and struck by a moving, spinning sphere
   // (body 1); no other shapes, so every impulse the grains take from outside comes from a body
   const float r = 0.005f;
@@ -141,7 +144,7 @@ TEST(GrnIntegrate, GrainMomentumChangeIsMinusTheBodyImpulse) {
   EXPECT_GT(total_force[1], 0.1);
 }
 
-TEST(GrnIntegrate, TorqueIsTheGrainsAngularImpulseAboutTheCom) {
+TEST(GrnBody, TorqueIsTheGrainsAngularImpulseAboutTheCom) {
   // frictionless grains that touch a tilted box one by one (none touch each other), one substep:
   // each impulse is along its contact normal through the grain centre, so the torque about the
   // body's centre of mass is minus the grains' angular momentum change about it
@@ -208,3 +211,97 @@ TEST(GrnIntegrate, TorqueIsTheGrainsAngularImpulseAboutTheCom) {
 }
 
 }  // namespace
+
+namespace {
+
+// mobility of a free rigid body of mass mass and inertia diag(inertia) (world-aligned): impulse
+// wrench [p; q] -> [p / mass; I^-1 q]
+std::vector<float> FreeBodyMobility(float mass, const float inertia[3]) {
+  std::vector<float> w(36, 0.0f);
+  for (int a = 0; a < 3; a++) {
+    w[6 * a + a] = 1 / mass;
+    w[6 * (a + 3) + a + 3] = 1 / inertia[a];
+  }
+  return w;
+}
+
+// one grain of velocity v0 (along -z) meets a free sphere of mass big_mass whose centre is offset
+// sideways by lever; no gravity, no friction. Returns the grain's velocity after nsub substeps and
+// the body's velocity change from the wrench (force x time / mass, torque x time / inertia).
+struct Hit {
+  float grain_v[3];
+  double body_dv[6];
+};
+
+Hit HitMobileSphere(float v0, float big_mass, float lever, int iterations) {
+  const float r = 0.005f, big_r = 0.02f;
+  grnParams p;
+  grn_default_params(&p);
+  p.capacity = 1;
+  p.radius = r;
+  p.friction = 0;
+  p.gravity[2] = 0;
+  p.iterations = iterations;
+  p.max_bodies = 1;
+  p.max_shapes = 1;
+  grnSolver* raw = nullptr;
+  EXPECT_EQ(grn_create(&p, grn_test::TestBackend(), &raw), grnOK);
+  SolverPtr s(raw);
+  grnShape ball = BodyShape(grnSHAPE_SPHERE, 0, 0, 0, 0);
+  ball.size[0] = big_r;
+  ball.rbound = big_r;
+  ball.friction = 0;
+  ball.com[0] = lever;  // centre of mass off the sphere's centre: the push turns the body
+  const float inertia[3] = {2e-5f, 3e-5f, 4e-5f};
+  std::vector<float> mob = FreeBodyMobility(big_mass, inertia);
+  EXPECT_EQ(grn_set_body_dynamics(s.get(), mob.data(), nullptr), grnOK);
+  EXPECT_EQ(grn_set_shapes(s.get(), 1, &ball), grnOK);
+  // the grain touches the top of the sphere at x = 0, moving down
+  float pos[3] = {0, 0, big_r + r}, vel[3] = {0, 0, -v0};
+  EXPECT_EQ(grn_set_grains(s.get(), 1, pos, vel), grnOK);
+  const int nsub = 1;
+  EXPECT_EQ(grn_advance(s.get(), nsub), grnOK);
+  Hit hit;
+  EXPECT_EQ(grn_get_grains(s.get(), nullptr, hit.grain_v), grnOK);
+  double wrench[6];
+  EXPECT_EQ(grn_get_wrenches(s.get(), wrench), grnOK);
+  for (int a = 0; a < 3; a++) {
+    hit.body_dv[a] = wrench[a] * nsub * p.dt / big_mass;
+    hit.body_dv[3 + a] = wrench[3 + a] * nsub * p.dt / inertia[a];
+  }
+  return hit;
+}
+
+}  // namespace
+
+TEST(GrnBody, MobileBodyTakesAPerfectlyInelasticHit) {
+  // a grain of mass m at v0 against a free body of mass M through its centre of mass: hard
+  // contact stops the approach, so both move on at the common velocity m v0 / (m + M)
+  const float v0 = 0.3f, r = 0.005f;
+  const float m = 2500 * 4.0f / 3.0f * 3.14159265f * r * r * r;
+  for (float big : {2 * m, 10 * m, 100 * m}) {
+    Hit hit = HitMobileSphere(v0, big, 0, 10);
+    double common = -(double)m * v0 / (m + big);
+    EXPECT_NEAR(hit.grain_v[2], common, 1e-3 * v0) << "M/m " << big / m;
+    EXPECT_NEAR(hit.body_dv[2], common, 1e-3 * v0) << "M/m " << big / m;
+    EXPECT_NEAR(hit.body_dv[0], 0, 1e-6);
+  }
+}
+
+TEST(GrnBody, OffCentreHitTurnsTheBodyAsRigidBodyMechanicsSays) {
+  // the contact normal passes lever = 1 cm beside the centre of mass: the impulse P solves
+  // v0 = P (1/m + 1/M + (r x n) . I^-1 (r x n)), the condition that the contact stops approaching
+  const float v0 = 0.3f, r = 0.005f, lever = 0.01f, big = 0.05f;
+  const float m = 2500 * 4.0f / 3.0f * 3.14159265f * r * r * r;
+  Hit hit = HitMobileSphere(v0, big, lever, 40);
+  // arm from the com to the contact point (0, 0, 0.02) is (-lever, 0, 0.02), normal +z:
+  // r x n = (0, lever, 0), about the y axis of inertia 3e-5
+  double k = 1 / m + 1 / big + lever * lever / 3e-5;
+  double impulse = v0 / k;
+  EXPECT_NEAR(hit.grain_v[2], -v0 + impulse / m, 2e-3 * v0);
+  EXPECT_NEAR(hit.body_dv[2], -impulse / big, 2e-3 * v0);
+  EXPECT_NEAR(hit.body_dv[4], -impulse * lever / 3e-5, 2e-3 * v0 / lever);
+  // after the hit the contact point of the body moves with the grain along the normal
+  double point_vz = hit.body_dv[2] - hit.body_dv[4] * (-lever);
+  EXPECT_NEAR(point_vz, hit.grain_v[2], 2e-3 * v0);
+}
