@@ -102,6 +102,8 @@ static void terrain_free(mjgTerrain* t) {
   free(t->mobility);
   free(t->accel);
   free(t->impint);
+  free(t->step_matrix);
+  free(t->qacc);
   free(t);
 }
 
@@ -147,8 +149,10 @@ int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
   t->mobility = (float*)calloc(36 * (size_t)t->nbody, sizeof(float));
   t->accel = (float*)calloc(6 * (size_t)t->nbody, sizeof(float));
   t->impint = (double*)calloc(6 * (size_t)t->nbody, sizeof(double));
+  t->step_matrix = (mjtNum*)calloc((size_t)m->nv * m->nv + 1, sizeof(mjtNum));
+  t->qacc = (mjtNum*)calloc((size_t)m->nv + 1, sizeof(mjtNum));
   if (!t->bed || !t->shapes || !t->pos || !t->vel || !t->wrench || !t->mobility || !t->accel ||
-      !t->impint) {
+      !t->impint || !t->step_matrix || !t->qacc) {
     terrain_free(t);
     mju_warning(MJG_PLUGIN_NAME ": out of memory for %d grains", cfg.count);
     return -1;
@@ -301,12 +305,12 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
     int ndyn = mjg_bodies_shapes(m, d, &t->bodies, t->shapes + t->nstatic,
                                  t->max_shapes - t->nstatic);
     if (t->cfg.two_way) {
+      mjg_body_dynamics(m, d, t->bodies.coupled, t->step_matrix, t->qacc, t->mobility, t->accel);
       mj_markStack(d);
       mjtNum* qvel0 = mj_stackAllocNum(d, m->nv);
-      mjg_body_start_velocity(m, d, qvel0);
+      mjg_body_start_velocity(m, d, t->qacc, qvel0);
       mjg_bodies_velocity(m, d, &t->bodies, qvel0, t->shapes + t->nstatic, ndyn);
       mj_freeStack(d);
-      mjg_body_dynamics(m, d, t->bodies.coupled, t->mobility, t->accel);
       st = grn_set_body_dynamics(t->solver, t->mobility, t->accel);
     }
     if (st == grnOK) st = grn_set_shapes(t->solver, t->nstatic + ndyn, t->shapes);
@@ -333,6 +337,9 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
   if (on_gpu) t->last_stamp = state[MJG_STATE_STAMP] = next_stamp(t);
 
   // two-way: the bodies take the grains' impulse and the motion it gave them
-  if (t->cfg.two_way) mjg_body_feedback(m, d, t->bodies.coupled, t->wrench, t->impint, nsub);
+  if (t->cfg.two_way) {
+    mjg_body_feedback(m, d, t->bodies.coupled, t->step_matrix, t->qacc, t->wrench, t->impint,
+                      nsub);
+  }
   t->failing = 0;
 }

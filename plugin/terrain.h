@@ -31,6 +31,8 @@ typedef struct mjgTerrain_ {
   float* mobility;          // two-way: each body's impulse response (J M^-1 J^T) (nbody x 36)
   float* accel;             // two-way: each body's acceleration this step       (nbody x 6)
   double* impint;           // two-way: impulse integrals read from the solver   (nbody x 6)
+  mjtNum* step_matrix;      // two-way: factor of the integrator's M + h D       (nv x nv)
+  mjtNum* qacc;             // two-way: acceleration the integrator applied      (nv)
   long long stamp_id;       // this instance's number in the process, 0 until its first stamp
   long long stamp_count;    // downloads so far (mod 2^24)
   double last_stamp;        // stamp written with the last download into plugin_state
