@@ -103,6 +103,9 @@ def scene_xml(grains=None, backend=None, path=MODEL):
   levels = int(math.floor((fill[5] - fill[2] - 2 * radius) / step + 1e-9)) + 1
   side = max(1, round(math.sqrt(grains / levels)))
   width = 2 * radius + (side - 1) * step + 1e-6
+  if width > 0.7:  # the pile must leave the dozer room in the 0.8 m wide yard
+    most = levels * (int((0.7 - 2 * radius) / step) + 1) ** 2
+    raise ValueError(f"grains={grains}: at most {most} grains fit in the yard at this depth")
   cx, cy = 0.5 * (fill[0] + fill[3]), 0.5 * (fill[1] + fill[4])
   box = (cx - 0.5 * width, cy - 0.5 * width, fill[2], cx + 0.5 * width, cy + 0.5 * width, fill[5])
   config["fill"].set("value", " ".join(f"{v:.6g}" for v in box))
@@ -134,6 +137,7 @@ class BulldozerEnv(gymnasium.Env):
     m = self.model
     self._qpos = [m.jnt_qposadr[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, j)]
                   for j in ("x", "y", "yaw")]
+    self._ctrl = [mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_ACTUATOR, a) for a in ("x", "y", "yaw")]
     self._dozer = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "dozer")
     sky = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SENSOR, "sky")
     self._sky = slice(m.sensor_adr[sky], m.sensor_adr[sky] + m.sensor_dim[sky])
@@ -243,13 +247,13 @@ class BulldozerEnv(gymnasium.Env):
     action = np.clip(np.asarray(action, dtype=np.float64), -1.0, 1.0)
     speed, yaw_rate = action[0] * MAX_SPEED, action[1] * MAX_YAW_RATE
     m, d = self.model, self.data
-    yaw = self._qpos[2]
+    cx, cy, cyaw = self._ctrl
     for _ in range(self._nstep):
       # the tracks drive along the current heading
-      heading = d.qpos[yaw]
-      d.ctrl[0] = speed * math.cos(heading)
-      d.ctrl[1] = speed * math.sin(heading)
-      d.ctrl[2] = yaw_rate
+      heading = d.qpos[self._qpos[2]]
+      d.ctrl[cx] = speed * math.cos(heading)
+      d.ctrl[cy] = speed * math.sin(heading)
+      d.ctrl[cyaw] = yaw_rate
       mujoco.mj_step(m, d)
     self._steps += 1
     obs = self._observation()

@@ -39,6 +39,17 @@ def test_goal_reward_by_hand():
   assert goal_reward([(0.6, 1.2, 0.1)]) == pytest.approx(-1.0)
 
 
+def test_grains_flag_resizes_the_pile():
+  import mujoco
+  bulldozer_env.mjgranular.load_plugin()
+  for want in (300, 2000):
+    m = mujoco.MjModel.from_xml_string(bulldozer_env.scene_xml(grains=want, backend="cpu"))
+    d = mujoco.MjData(m)
+    assert bulldozer_env.mjgranular.grains(m, d).count == pytest.approx(want, rel=0.15)
+  with pytest.raises(ValueError, match="fit in the yard"):
+    bulldozer_env.scene_xml(grains=50000)
+
+
 @pytest.fixture(scope="module")
 def env():
   e = BulldozerEnv(grains=300, max_steps=4, settle=0.1, backend="cpu")
