@@ -133,7 +133,8 @@ def test_dozer_follows_its_heading_and_pushes_the_pile(env):
   assert dist == pytest.approx(1.5 * bulldozer_env.MAX_SPEED, rel=0.1)
   # along the heading: the sideways part is within 2% of the distance
   assert abs(-math.sin(yaw) * moved[0] + math.cos(yaw) * moved[1]) < 0.02 * dist
-  assert obs["pose"][2] == pytest.approx(yaw, abs=0.01)
+  # the pile, met off-centre, turns it a little against its yaw servo
+  assert obs["pose"][2] == pytest.approx(yaw, abs=0.03)
   # the pile moved toward the goal and the reward rose
   assert env.grain_positions[:, 0].mean() > x0 + 0.02
   assert reward > reward0
