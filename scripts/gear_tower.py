@@ -5,7 +5,9 @@ horizontal axles, two per layer side by side, each layer turned 90 degrees from 
 above a plate with a round orifice (models/assets/plate.obj; all three from
 scripts/make_gear_tower.py). Every gear spins at its own speed, drawn uniformly from
 [-max_speed, max_speed] by a seeded generator and held by a velocity servo (a general actuator
-whose affine bias gives the torque kv (speed - qvel), so the scene runs with no controller).
+whose affine bias gives the torque kv (speed - qvel), so the scene runs with no controller)
+through a drive of large inertia (joint armature: a motor's rotor seen through its gearbox), so
+the pile's torque hardly changes its speed within a step.
 The grains start as a block above the gears, fall onto them and pile up on the plate around them,
 draining through the orifice; a vertical cyclic boundary (`cyclic_z`) joins the bottom of the
 column to its top, so grains leaving the bottom come back in at the top with the same velocity
@@ -118,13 +120,14 @@ def scene_xml(gears=8, grains=20000, radius=0.004, max_speed=2 * math.pi, seed=0
   tube_lo, tube_hi = zlo - 0.04, zhi + 0.04
   fill = " ".join(f"{v:.6g}" for v in lay["fill"])
   speeds = gear_speeds(gears, max_speed, seed)
-  kv = 20.0  # servo gain [N m s / rad]: a few N m of granular torque slow a gear by < 0.3 rad/s
+  kv = 200.0      # servo gain [N m s / rad]
+  armature = 1.0  # drive inertia at the axle [kg m^2], about 1300 times the gear's own
   bodies, actuators = [], []
   for k, ((x, y, z), axis) in enumerate(lay["axles"]):
     euler = "-90 0 0" if axis == "y" else "0 90 0"  # the mesh's z axis onto the axle
     bodies.append(
         f'    <body name="gear{k}" pos="{x:.6g} {y:.6g} {z:.6g}" euler="{euler}">\n'
-        f'      <joint name="gear{k}" type="hinge" axis="0 0 1" damping="0"/>\n'
+        f'      <joint name="gear{k}" type="hinge" axis="0 0 1" armature="{armature:g}"/>\n'
         f'      <geom name="gear{k}" type="mesh" mesh="gear" material="steel"/>\n'
         f'    </body>')
     actuators.append(
