@@ -68,6 +68,12 @@ grnStatus grn_check_params(const grnParams* p, char* msg, int size) {
   }
   if (p->hash_size < 0) return fail(msg, size, "hash_size must be >= 0");
   if (p->max_shapes < 0 || p->max_bodies < 0) return fail(msg, size, "negative shape capacity");
+  if (!isfinite(p->cyclic_z[0]) || !isfinite(p->cyclic_z[1])) {
+    return fail(msg, size, "cyclic_z not finite");
+  }
+  if (p->cyclic_z[1] > p->cyclic_z[0] && !(p->cyclic_z[1] - p->cyclic_z[0] > 4 * p->radius)) {
+    return fail(msg, size, "cyclic_z range must exceed two grain diameters");
+  }
   if (msg && size > 0) msg[0] = 0;
   return grnOK;
 }
@@ -86,6 +92,9 @@ static void derive_consts(grnSolver* s) {
   c->friction = p->friction;
   c->baumgarte = p->baumgarte;
   memcpy(c->gravity, p->gravity, sizeof(c->gravity));
+  int cyclic = p->cyclic_z[1] > p->cyclic_z[0];
+  c->cyclic_lo = cyclic ? p->cyclic_z[0] : 0;
+  c->cyclic_period = cyclic ? p->cyclic_z[1] - p->cyclic_z[0] : 0;
   s->grain_mass = p->density * 4.0f / 3.0f * 3.14159265358979f * p->radius * p->radius * p->radius;
   c->mass = s->grain_mass;
 }

@@ -57,6 +57,9 @@ typedef struct grnParams_ {
   int hash_size;            // buckets in the spatial hash; 0: twice the capacity
   int max_shapes;           // capacity of the shape list
   int max_bodies;           // number of bodies that receive wrenches
+  float cyclic_z[2];        // vertical cyclic boundary [lo, hi) [m]: a grain leaving through one
+                            // end re-enters through the other with the same velocity; off when
+                            // hi <= lo (default). contacts are not searched across the seam
 } grnParams;
 
 // Fill params with defaults (radius 5 mm, sand density, friction 0.5, dt 5e-4 s, ...).

@@ -83,6 +83,8 @@ typedef struct grnConsts_ {
   float baumgarte;            // fraction of penetration removed per substep
   float gravity[3];           // [m/s^2]
   float mass;                 // grain mass [kg]
+  float cyclic_lo;            // bottom of the vertical cyclic boundary [m]
+  float cyclic_period;        // its height [m]; 0: off
 } grnConsts;
 
 #endif  // MJGRANULAR_GRN_DATA_H_

@@ -10,12 +10,23 @@ GRN_HD void grn_predict_grain(const grnData* d, const grnConsts* c, int i) {
   grn_store3(d->vpred + 3 * i, grn_add(v, grn_scale(grn_load3(c->gravity), c->dt)));
 }
 
+// height z brought into the vertical cyclic range [lo, lo + period) when it is on: a grain
+// leaving through the bottom re-enters through the top, and the other way round
+GRN_HD float grn_cyclic_z(const grnConsts* c, float z) {
+  if (c->cyclic_period <= 0) return z;
+  float t = z - c->cyclic_lo;
+  if (t >= 0 && t < c->cyclic_period) return z;
+  return z - c->cyclic_period * floorf(t / c->cyclic_period);
+}
+
 // symplectic euler: velocity first, then position with the new velocity plus the baumgarte
-// pseudo-velocity (which is not kept); flags nan / inf
+// pseudo-velocity (which is not kept), wrapped by the cyclic boundary (velocity unchanged);
+// flags nan / inf
 GRN_HD void grn_integrate_grain(const grnData* d, const grnConsts* c, int i) {
   grnVec3 v = grn_add(grn_load3(d->vpred + 3 * i), grn_load3(d->dv + 3 * i));
   grnVec3 move = grn_add(v, grn_load3(d->dvb + 3 * i));
   grnVec3 x = grn_add(grn_load3(d->pos + 3 * i), grn_scale(move, c->dt));
+  x.z = grn_cyclic_z(c, x.z);
   if (!grn_isfinite3(x) || !grn_isfinite3(v)) d->nonfinite[0] = 1;
   grn_store3(d->vel + 3 * i, v);
   grn_store3(d->pos + 3 * i, x);

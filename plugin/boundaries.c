@@ -46,14 +46,21 @@ int mjg_boundaries_static(const mjModel* m, const mjgConfig* cfg, const mjgMeshG
     n++;
   }
 
-  // the domain: a plane on each face of its box, solid outside
+  // the domain: a plane on each face of its box, solid outside; with a vertical cyclic boundary
+  // only the four walls (floor and lid would stop the grains that wrap)
   if (cfg->has_domain && n + 6 <= max) {
     float lo[3], hi[3];
     for (int i = 0; i < 3; i++) {
       lo[i] = (float)cfg->domain[i];
       hi[i] = (float)cfg->domain[3 + i];
     }
-    n += grn_box_planes(lo, hi, 1, (float)cfg->friction, out + n);
+    if (cfg->has_cyclic_z) {
+      grnShape faces[6];
+      grn_box_planes(lo, hi, 0, (float)cfg->friction, faces);
+      for (int f = 1; f < 5; f++) out[n++] = faces[f];  // faces[0] is the floor
+    } else {
+      n += grn_box_planes(lo, hi, 1, (float)cfg->friction, out + n);
+    }
   }
 
   if (nskipped) *nskipped = skipped;

@@ -59,6 +59,7 @@ static const mjgAttr kAttr[] = {
   {"color",      mjgCOLOR,   "height", "",     0,    0,         0, OFF(color),      -1},
   {"color_range", mjgRANGE,  NULL,   "m or m/s", 0,  0,         0, OFF(color_range),
                                                                      OFF(has_color_range)},
+  {"cyclic_z",   mjgRANGE,   NULL,   "m",      0,    0,         0, OFF(cyclic_z), OFF(has_cyclic_z)},
 };
 
 #undef OFF
@@ -220,8 +221,8 @@ static int parse_attr(const mjgAttr* a, const char* value, mjgConfig* cfg, char*
     case mjgRANGE: {
       double* range = (double*)field;
       if (!mjg_parse_reals(value, range, 2) || !(range[1] > range[0])) {
-        return refuse(msg, size, a->name, value,
-                      "must be 2 numbers lo hi with hi > lo [m for height, m/s for speed]");
+        snprintf(why, sizeof(why), "must be 2 numbers lo hi with hi > lo [%s]", a->unit);
+        return refuse(msg, size, a->name, value, why);
       }
       return 0;
     }
@@ -283,6 +284,18 @@ int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, i
   // mesh grids: one node per grain radius unless told
   if (!cfg->has_sdf_cell) cfg->sdf_cell = cfg->radius;
 
+  // the cyclic range holds a few grains and the fill box
+  if (cfg->has_cyclic_z) {
+    const char* text = mjg_config_value(m, instance, "cyclic_z");
+    if (!(cfg->cyclic_z[1] - cfg->cyclic_z[0] > 4 * cfg->radius)) {
+      return refuse(msg, size, "cyclic_z", text, "range must exceed two grain diameters");
+    }
+    if (cfg->has_fill && (cfg->fill[2] < cfg->cyclic_z[0] || cfg->fill[5] > cfg->cyclic_z[1])) {
+      return refuse(msg, size, "fill", fill_text, "box must lie within the z range of key "
+                    "'cyclic_z'");
+    }
+  }
+
   // the fill box lies inside the domain
   if (cfg->has_fill && cfg->has_domain) {
     for (int i = 0; i < 3; i++) {
@@ -308,4 +321,8 @@ void mjg_config_params(const mjgConfig* cfg, double dt, const mjtNum gravity[3],
   for (int i = 0; i < 3; i++) p->gravity[i] = (float)gravity[i];
   p->max_shapes = max_shapes;
   p->max_bodies = nbody;
+  if (cfg->has_cyclic_z) {
+    p->cyclic_z[0] = (float)cfg->cyclic_z[0];
+    p->cyclic_z[1] = (float)cfg->cyclic_z[1];
+  }
 }

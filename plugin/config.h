@@ -40,6 +40,8 @@ typedef struct mjgConfig_ {
   mjgColor color;           // grain colouring drawn by visualize
   int has_color_range;      // 1: color_range was given
   double color_range[2];    // values at the ends of the colour ramp: lo, hi      [m or m/s]
+  int has_cyclic_z;         // 1: cyclic_z was given
+  double cyclic_z[2];       // vertical cyclic boundary: zlo, zhi                      [m]
 } mjgConfig;
 
 // Config value of key of a plugin instance, NULL when not given (an empty value counts as not

@@ -175,6 +175,9 @@ TEST(GranularApi, BadParamsAreRefusedWithAStatusAndTheField) {
       {"negative hash size", "hash", [](grnParams* p) { p->hash_size = -1; }},
       {"negative max_shapes", "shape", [](grnParams* p) { p->max_shapes = -1; }},
       {"negative max_bodies", "", [](grnParams* p) { p->max_bodies = -1; }},
+      {"nan cyclic_z", "cyclic_z", [](grnParams* p) { p->cyclic_z[0] = kNaN; }},
+      {"cyclic_z shorter than two grains", "cyclic_z",
+       [](grnParams* p) { p->cyclic_z[0] = 0; p->cyclic_z[1] = 3.9f * p->radius; }},
   };
   for (const BadParam& b : bad) {
     SCOPED_TRACE(b.name);

@@ -63,6 +63,10 @@ TEST(Config, BadValuesAreRefusedNamingTheKey) {
     {"sdf_cell", "4mm", "unit suffix"},
     {"coupling", "both", "unknown coupling"},
     {"coupling", "two-way one-way", "two words"},
+    {"cyclic_z", "0.1 0", "empty range"},
+    {"cyclic_z", "0 0.1 0.2", "three numbers"},
+    {"cyclic_z", "0 0.015", "shorter than two grain diameters"},
+    {"cyclic_z", "0.01 0.2", "fill below the range"},
   };
   for (const BadValue& b : bad) {
     std::string error;
@@ -112,6 +116,7 @@ TEST(Config, GoodValuesLoad) {
     {"coupling", "one-way"},
     {"coupling", " two-way "},
     {"bodies", " "},
+    {"cyclic_z", " 0 0.2 "},
   };
   for (const auto& [key, value] : good) {
     std::string error;
