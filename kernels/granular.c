@@ -46,6 +46,7 @@ void grn_default_params(grnParams* p) {
   p->hash_size = 0;
   p->max_shapes = 64;
   p->max_bodies = 0;
+  p->deterministic = 1;
 }
 
 static grnStatus fail(char* msg, int size, const char* text) {
@@ -68,6 +69,9 @@ grnStatus grn_check_params(const grnParams* p, char* msg, int size) {
   }
   if (p->hash_size < 0) return fail(msg, size, "hash_size must be >= 0");
   if (p->max_shapes < 0 || p->max_bodies < 0) return fail(msg, size, "negative shape capacity");
+  if (p->deterministic != 0 && p->deterministic != 1) {
+    return fail(msg, size, "deterministic must be 0 or 1");
+  }
   if (msg && size > 0) msg[0] = 0;
   return grnOK;
 }
@@ -86,6 +90,7 @@ static void derive_consts(grnSolver* s) {
   c->friction = p->friction;
   c->baumgarte = p->baumgarte;
   memcpy(c->gravity, p->gravity, sizeof(c->gravity));
+  c->ordered = p->deterministic;
   s->grain_mass = p->density * 4.0f / 3.0f * 3.14159265358979f * p->radius * p->radius * p->radius;
   c->mass = s->grain_mass;
 }
@@ -200,10 +205,20 @@ grnStatus grn_get_contacts(const grnSolver* s, void* buf) {
   return s->ops->get_contacts(s, buf);
 }
 
-// a contact state fits when counts are within the slots, partners are grains in use listed in
-// increasing order, and impulses are finite
+// 1 if the k partners of grain i are in increasing order (ordered) or all different (not)
+static int partners_fit(const int* pair, int cap, int i, int k, int ordered) {
+  int j = pair[GRN_SLOT(k, i, cap)];
+  for (int m = ordered && k > 0 ? k - 1 : 0; m < k; m++) {
+    int other = pair[GRN_SLOT(m, i, cap)];
+    if (ordered ? j <= other : j == other) return 0;
+  }
+  return 1;
+}
+
+// a contact state fits when counts are within the slots, partners are grains in use listed as
+// partners_fit requires, and impulses are finite
 static int contacts_fit(const grnSolver* s, const char* b) {
-  int cap = s->params.capacity;
+  int cap = s->params.capacity, ordered = s->consts.ordered;
   grnContactLayout l = grn_contact_layout(cap);
   const int* npair = (const int*)(b + l.npair);
   const int* nshape = (const int*)(b + l.nshape);
@@ -216,7 +231,7 @@ static int contacts_fit(const grnSolver* s, const char* b) {
     if (nshape[i] < 0 || nshape[i] > (i < s->n ? GRN_MAX_SHAPE_CONTACTS : 0)) return 0;
     for (int k = 0; k < np; k++) {
       int j = pair[GRN_SLOT(k, i, cap)];
-      if (j < 0 || j >= s->n || (k > 0 && j <= pair[GRN_SLOT(k - 1, i, cap)])) return 0;
+      if (j < 0 || j >= s->n || !partners_fit(pair, cap, i, k, ordered)) return 0;
       for (int a = 0; a < 3; a++) {
         if (!isfinite(pair_imp[3 * GRN_SLOT(k, i, cap) + a])) return 0;
       }
@@ -334,9 +349,12 @@ grnStatus grn_get_wrenches(const grnSolver* s, double* wrench) {
   return grnOK;
 }
 
-grnStatus grn_list_pairs(const grnData* d, const grnConsts* k, int* pairs, int max,
+grnStatus grn_list_pairs(const grnData* d, const grnConsts* consts, int* pairs, int max,
                          int* npairs) {
   enum { kMaxNeighbors = 4096 };
+  grnConsts ordered = *consts;  // in order of j whatever the solver's mode
+  const grnConsts* k = &ordered;
+  ordered.ordered = 1;
   int* nb = (int*)malloc(kMaxNeighbors * sizeof(int));
   if (!nb) return grnERR_MEMORY;
   int count = 0;

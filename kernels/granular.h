@@ -57,9 +57,13 @@ typedef struct grnParams_ {
   int hash_size;            // buckets in the spatial hash; 0: twice the capacity
   int max_shapes;           // capacity of the shape list
   int max_bodies;           // number of bodies that receive wrenches
+  int deterministic;        // 1: bitwise repeatable run to run (cpu: same thread count);
+                            // 0: contacts in the order threads meet them, wrenches summed by
+                            // atomics (gpu), which may differ in the last bits run to run
 } grnParams;
 
-// Fill params with defaults (radius 5 mm, sand density, friction 0.5, dt 5e-4 s, ...).
+// Fill params with defaults (radius 5 mm, sand density, friction 0.5, dt 5e-4 s, deterministic,
+// ...).
 void grn_default_params(grnParams* params);
 
 // Check params; on failure write which field is wrong into msg (may be NULL).
@@ -146,7 +150,9 @@ size_t grn_contact_state_bytes(int capacity);
 grnStatus grn_get_contacts(const grnSolver* solver, void* buf);
 
 // Restore a contact state from grn_get_contacts (after grn_set_grains, which clears it); a
-// buffer that does not fit the current grains is refused with grnERR_ARG.
+// buffer that does not fit the current grains is refused with grnERR_ARG: counts beyond the
+// slots, partners that are not grains in use, non-finite impulses, and (deterministic solvers)
+// partners of a grain not in increasing order, or (others) a partner listed twice.
 grnStatus grn_set_contacts(grnSolver* solver, const void* buf);
 
 // Copy a signed distance grid into the solver; its index is written to *id.

@@ -83,6 +83,7 @@ typedef struct grnConsts_ {
   float baumgarte;            // fraction of penetration removed per substep
   float gravity[3];           // [m/s^2]
   float mass;                 // grain mass [kg]
+  int ordered;                // 1: each grain's contacts sorted by partner (deterministic)
 } grnConsts;
 
 #endif  // MJGRANULAR_GRN_DATA_H_
