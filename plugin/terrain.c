@@ -14,6 +14,7 @@
 #include "body_dynamics.h"
 #include "boundaries.h"
 #include "state.h"
+#include "transfer.h"
 
 //---------------------------------- helpers -------------------------------------------------------
 
@@ -254,8 +255,6 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
   mjgTerrain* t = terrain_of(d, instance);
   if (!t) return;
   mjtNum* state = state_of(m, d, instance);
-  mjtNum* pos = mjg_state_pos(state, t->cap);
-  mjtNum* vel = mjg_state_vel(state, t->cap);
 
   // grain count from the state
   mjtNum count = state[MJG_STATE_COUNT];
@@ -278,18 +277,11 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
   int on_gpu = grn_backend(t->solver) == grnBACKEND_CUDA;
   int fresh = on_gpu && t->stamp_id && state[MJG_STATE_STAMP] == t->last_stamp &&
               n == grn_count(t->solver);
-  for (int i = 0; i < 3 * n && !fresh; i++) {
-    t->pos[i] = (float)pos[i];
-    t->vel[i] = (float)vel[i];
-    if (!isfinite(t->pos[i]) || !isfinite(t->vel[i])) {
+  if (!fresh) {
+    st = mjg_transfer_upload(t->solver, state, t->cap, t->nbody, n, t->pos, t->vel);
+    if (st == grnERR_NONFINITE) {
       advance_failed(t, d->time, "plugin_state holds a non-finite grain", grnOK);
       return;
-    }
-  }
-  if (!fresh) {
-    st = grn_set_grains(t->solver, n, t->pos, t->vel);
-    if (st == grnOK) {
-      st = grn_set_contacts(t->solver, mjg_state_contacts(state, t->cap, t->nbody));
     }
   }
 
@@ -312,24 +304,17 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
     if (st == grnOK) st = grn_set_shapes(t->solver, t->nstatic + ndyn, t->shapes);
   }
 
-  // substeps over this mj_step, then the grains and the bodies' average wrenches
+  // substeps over this mj_step, then the grains, the bodies' average wrenches and the contacts
+  // back into plugin_state
   if (st == grnOK) st = grn_advance(t->solver, nsub);
-  if (st == grnOK) st = grn_get_grains(t->solver, t->pos, t->vel);
-  if (st == grnOK) st = grn_get_wrenches(t->solver, t->wrench);
+  if (st == grnOK) {
+    st = mjg_transfer_download(t->solver, state, t->cap, t->nbody, t->pos, t->vel, t->wrench);
+  }
   if (st == grnOK && t->cfg.two_way) st = grn_get_impulse_integrals(t->solver, t->impint);
-  if (st == grnOK) st = grn_get_contacts(t->solver, mjg_state_contacts(state, t->cap, t->nbody));
   if (st != grnOK) {
     advance_failed(t, d->time, "granular solver", st);
     return;
   }
-
-  // back into plugin_state: grains and the step's average wrenches
-  for (int i = 0; i < 3 * n; i++) {
-    pos[i] = t->pos[i];
-    vel[i] = t->vel[i];
-  }
-  mjtNum* wrench = mjg_state_wrench(state, t->cap);
-  for (int i = 0; i < 6 * t->nbody; i++) wrench[i] = t->wrench[i];
   if (on_gpu) t->last_stamp = state[MJG_STATE_STAMP] = next_stamp(t);
 
   // two-way: the bodies take the grains' impulse and the motion it gave them
