@@ -1,7 +1,9 @@
 // the deterministic param: with it (the default) each grain's contacts are sorted by partner
 // (grn_collide.h), without it they come in the order the hash walk meets them. Both must find the
-// same contacts with the same impulses up to float rounding, and the contact-state check of
-// grn_set_contacts (granular.c) must hold each mode to its own list order.
+// same contacts with the same impulses up to float rounding, the contact-state check of
+// grn_set_contacts (granular.c) must hold each mode to its own list order, and
+// grn_convert_contacts must move a contact state between capacities (sorting it) so that a run
+// continues bit for bit.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -149,17 +151,10 @@ TEST(Deterministic, ContactStateCheckFollowsTheMode) {
   EXPECT_EQ(grn_set_contacts(ordered.get(), c.bytes.data()), grnERR_ARG);
 
   // sorted per grain (impulses along), both accept them
-  for (int i = 0; i < n; i++) {
-    std::vector<std::pair<int, std::vector<float>>> list;
-    for (int k = 0; k < c.npair()[i]; k++) {
-      list.push_back({*c.pair(k, i), std::vector<float>(c.imp(k, i), c.imp(k, i) + 3)});
-    }
-    std::sort(list.begin(), list.end());
-    for (int k = 0; k < (int)list.size(); k++) {
-      *c.pair(k, i) = list[k].first;
-      std::memcpy(c.imp(k, i), list[k].second.data(), 3 * sizeof(float));
-    }
-  }
+  std::vector<char> sorted(c.bytes.size());
+  ASSERT_EQ(grn_convert_contacts(c.bytes.data(), c.cap, sorted.data(), c.cap, n), grnOK);
+  c.bytes = sorted;
+  for (int i = 0; i < n; i++) ASSERT_EQ(Inversions(c, i), 0) << "grain " << i;
   EXPECT_EQ(grn_set_contacts(ordered.get(), c.bytes.data()), grnOK);
   EXPECT_EQ(grn_set_contacts(unordered.get(), c.bytes.data()), grnOK);
 
@@ -170,6 +165,48 @@ TEST(Deterministic, ContactStateCheckFollowsTheMode) {
   *c.pair(1, i) = *c.pair(0, i);
   EXPECT_EQ(grn_set_contacts(ordered.get(), c.bytes.data()), grnERR_ARG);
   EXPECT_EQ(grn_set_contacts(unordered.get(), c.bytes.data()), grnERR_ARG);
+}
+
+TEST(Deterministic, ConvertedContactsContinueBitForBit) {
+  SolverPtr a = Bed(1);
+  ASSERT_TRUE(a);
+  ASSERT_EQ(grn_advance(a.get(), 3), grnOK);
+  const int n = grn_count(a.get());
+  Contacts c = Get(a.get());
+  Grains g = Read(a.get());
+
+  // to capacity n (a bed file's layout), then to a larger solver
+  const int big = 2 * kGrains;
+  std::vector<char> tight(grn_contact_state_bytes(n)), wide(grn_contact_state_bytes(big));
+  ASSERT_EQ(grn_convert_contacts(c.bytes.data(), kGrains, tight.data(), n, n), grnOK);
+  ASSERT_EQ(grn_convert_contacts(tight.data(), n, wide.data(), big, n), grnOK);
+  grnParams p = Params(1);
+  p.capacity = big;
+  SolverPtr b = MakeSolver(p);
+  ASSERT_TRUE(b);
+  const float c0[3] = {0, 0, 0.1f}, h[3] = {0.04f, 0.04f, 0.1f};
+  std::vector<grnShape> walls = grn_test::Container(c0, h, 0.5f);
+  ASSERT_EQ(grn_set_shapes(b.get(), (int)walls.size(), walls.data()), grnOK);
+  ASSERT_EQ(grn_set_grains(b.get(), n, g.pos.data(), g.vel.data()), grnOK);
+  ASSERT_EQ(grn_set_contacts(b.get(), wide.data()), grnOK);
+
+  // both continue alike, bit for bit (the warm start is part of it: without it they differ)
+  ASSERT_EQ(grn_advance(a.get(), 5), grnOK);
+  ASSERT_EQ(grn_advance(b.get(), 5), grnOK);
+  EXPECT_EQ(Read(a.get()).pos, Read(b.get()).pos);
+  EXPECT_EQ(Read(a.get()).vel, Read(b.get()).vel);
+  SolverPtr cold = MakeSolver(p);
+  ASSERT_TRUE(cold);
+  ASSERT_EQ(grn_set_shapes(cold.get(), (int)walls.size(), walls.data()), grnOK);
+  ASSERT_EQ(grn_set_grains(cold.get(), n, g.pos.data(), g.vel.data()), grnOK);
+  ASSERT_EQ(grn_advance(cold.get(), 5), grnOK);
+  EXPECT_NE(Read(a.get()).vel, Read(cold.get()).vel);
+
+  // bad arguments and counts beyond the slots are refused
+  EXPECT_EQ(grn_convert_contacts(c.bytes.data(), kGrains, tight.data(), n - 1, n), grnERR_ARG);
+  EXPECT_EQ(grn_convert_contacts(nullptr, kGrains, tight.data(), n, n), grnERR_ARG);
+  c.npair()[0] = 17;
+  EXPECT_EQ(grn_convert_contacts(c.bytes.data(), kGrains, tight.data(), n, n), grnERR_ARG);
 }
 
 TEST(Deterministic, UnorderedBedSettlesLikeTheOrderedOne) {
