@@ -11,8 +11,10 @@
 #include <string.h>
 
 #include "bed.h"
+#include "bedfile.h"
 #include "body_dynamics.h"
 #include "boundaries.h"
+#include "settle.h"
 #include "state.h"
 #include "transfer.h"
 
@@ -95,7 +97,8 @@ static void terrain_free(mjgTerrain* t) {
   grn_destroy(t->solver);
   mjg_mesh_grids_free(&t->meshes);
   mjg_bodies_free(&t->bodies);
-  free(t->bed);
+  mjg_settle_release(t->settled);
+  mjg_bed_free(&t->own);
   free(t->shapes);
   free(t->pos);
   free(t->vel);
@@ -104,6 +107,59 @@ static void terrain_free(mjgTerrain* t) {
   free(t->accel);
   free(t->impint);
   free(t);
+}
+
+// write "<plugin>: config key '<key>' = '<value>': <why>" into msg; returns -1
+static int refuse_key(const mjModel* m, int instance, const char* key, const char* why, char* msg,
+                      int size) {
+  const char* value = mjg_config_value(m, instance, key);
+  snprintf(msg, size, MJG_PLUGIN_NAME ": config key '%s' = '%s': %s", key, value ? value : "",
+           why);
+  return -1;
+}
+
+// the initial bed (after the solver and the static shapes): the fill lattice or the bed file,
+// checked by loading it into the solver through this instance's plugin_state (which the reset
+// after init overwrites), then settled when the settle key asks; -1 with a message naming the key
+static int make_bed(mjgTerrain* t, const mjModel* m, mjData* d, int instance, char* msg,
+                    int size) {
+  char why[MJG_MSG_SIZE - 128];
+  const char* path = mjg_config_value(m, instance, "bed_file");
+  if (path) {
+    if (mjg_bedfile_read(path, t->cap, t->cfg.radius, &t->own, why, sizeof(why))) {
+      return refuse_key(m, instance, "bed_file", why, msg, size);
+    }
+  } else {
+    if (mjg_bed_alloc(&t->own, t->cap, 0)) {
+      return refuse_key(m, instance, "count", "out of memory for the initial bed", msg, size);
+    }
+    t->own.n = mjg_bed_make(&t->cfg, t->own.pos, t->own.vel);
+  }
+  t->bed = &t->own;
+  mjtNum* state = state_of(m, d, instance);
+  mjg_bed_write(t->bed, t->nbody, state);
+  grnStatus st = mjg_transfer_upload(t->solver, state, t->cap, t->nbody, t->own.n, t->pos,
+                                     t->vel);
+  if (st != grnOK) {
+    snprintf(why, sizeof(why), "the solver refuses the bed: %s%s", grn_status_string(st),
+             st == grnERR_ARG ? " (its contact state does not fit its grains)" : "");
+    return refuse_key(m, instance, path ? "bed_file" : "fill", why, msg, size);
+  }
+  if (!(t->cfg.settle > 0)) return 0;
+
+  // settled once per process for this input: the same steps advance would take without bodies
+  mjgSettleInput in;
+  in.solver = t->solver;
+  in.nsub = mjg_terrain_substeps(m->opt.timestep, t->cfg.timestep);
+  in.nstep = mjg_terrain_substeps(t->cfg.settle, m->opt.timestep);
+  in.shapes = t->shapes;
+  in.nshape = t->nstatic;
+  in.grids = &t->meshes;
+  in.initial = &t->own;
+  t->settled = mjg_settle_acquire(&in, why, sizeof(why));
+  if (!t->settled) return refuse_key(m, instance, "settle", why, msg, size);
+  t->bed = t->settled;
+  return 0;
 }
 
 //---------------------------------- callbacks -----------------------------------------------------
@@ -140,7 +196,6 @@ int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
   t->cap = cfg.count;
   t->nbody = m->nbody;
   t->max_shapes = m->ngeom + 6;
-  t->bed = (mjtNum*)malloc(3 * (size_t)t->cap * sizeof(mjtNum));
   t->shapes = (grnShape*)calloc(t->max_shapes, sizeof(grnShape));
   t->pos = (float*)malloc(3 * (size_t)t->cap * sizeof(float));
   t->vel = (float*)malloc(3 * (size_t)t->cap * sizeof(float));
@@ -148,15 +203,12 @@ int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
   t->mobility = (float*)calloc(36 * (size_t)t->nbody, sizeof(float));
   t->accel = (float*)calloc(6 * (size_t)t->nbody, sizeof(float));
   t->impint = (double*)calloc(6 * (size_t)t->nbody, sizeof(double));
-  if (!t->bed || !t->shapes || !t->pos || !t->vel || !t->wrench || !t->mobility || !t->accel ||
+  if (!t->shapes || !t->pos || !t->vel || !t->wrench || !t->mobility || !t->accel ||
       !t->impint) {
     terrain_free(t);
     mju_warning(MJG_PLUGIN_NAME ": out of memory for %d grains", cfg.count);
     return -1;
   }
-
-  // the initial bed, written into plugin_state by every reset
-  t->nbed = mjg_bed_make(&t->cfg, t->bed, NULL);
 
   // coupled bodies, then signed distance grids for the meshes of their geoms and the world's
   int* coupled = (int*)calloc(m->nbody, sizeof(int));
@@ -214,6 +266,13 @@ int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
     return -1;
   }
 
+  // the initial bed, which every reset writes
+  if (make_bed(t, m, d, instance, msg, sizeof(msg))) {
+    mju_warning("%s", msg);
+    terrain_free(t);
+    return -1;
+  }
+
   report_backend(t);
   d->plugin_data[instance] = (uintptr_t)t;
   return 0;
@@ -228,16 +287,7 @@ void mjg_terrain_reset(const mjModel* m, mjtNum* state, void* data, int instance
   mjgTerrain* t = (mjgTerrain*)data;
   if (!t) return;
   t->failing = 0;
-  int size = mjg_state_size(t->cap, t->nbody);
-  mju_zero(state, size);
-
-  // header
-  state[MJG_STATE_COUNT] = t->nbed;
-  state[MJG_STATE_STAMP] = 0;
-  state[MJG_STATE_LAYOUT] = MJG_STATE_VERSION;
-
-  // the initial bed at rest, no wrenches
-  memcpy(mjg_state_pos(state, t->cap), t->bed, 3 * (size_t)t->nbed * sizeof(mjtNum));
+  mjg_bed_write(t->bed, t->nbody, state);
 }
 
 // passive forces: none; the grains' impulse reaches the bodies within the step in advance
