@@ -250,43 +250,51 @@ grnStatus grn_set_contacts(grnSolver* s, const void* buf) {
   return s->ops->set_contacts(s, buf);
 }
 
+// copy count slots of width 4-byte numbers per grain for the first n grains, capacity a to b
+static void copy_slots(const char* src, int a, char* dst, int b, int n, int count, int width) {
+  for (int k = 0; k < count; k++) {
+    memcpy(dst + 4 * width * GRN_SLOT(k, 0, b), src + 4 * width * GRN_SLOT(k, 0, a),
+           4 * (size_t)width * n);
+  }
+}
+
 grnStatus grn_convert_contacts(const void* src, int src_cap, void* dst, int dst_cap, int n) {
   if (!src || !dst || n < 0 || src_cap < n || dst_cap < n || dst_cap <= 0) return grnERR_ARG;
   grnContactLayout a = grn_contact_layout(src_cap), b = grn_contact_layout(dst_cap);
   const char* s = (const char*)src;
   char* d = (char*)dst;
-  memset(d, 0, b.bytes);
   const int* npair = (const int*)(s + a.npair);
   const int* nshape = (const int*)(s + a.nshape);
   for (int i = 0; i < n; i++) {
     if (npair[i] < 0 || npair[i] > GRN_MAX_PAIRS) return grnERR_ARG;
     if (nshape[i] < 0 || nshape[i] > GRN_MAX_SHAPE_CONTACTS) return grnERR_ARG;
   }
-  memcpy(d + b.npair, npair, n * sizeof(int));
-  memcpy(d + b.nshape, nshape, n * sizeof(int));
 
-  // slot k of grain i moves from k src_cap + i to k dst_cap + i; grain contacts by insertion
-  // into partner order
+  // every slot, used or not, moves from k src_cap + i to k dst_cap + i
+  memset(d, 0, b.bytes);
+  copy_slots(s + a.npair, src_cap, d + b.npair, dst_cap, n, 1, 1);
+  copy_slots(s + a.nshape, src_cap, d + b.nshape, dst_cap, n, 1, 1);
+  copy_slots(s + a.pair, src_cap, d + b.pair, dst_cap, n, GRN_MAX_PAIRS, 1);
+  copy_slots(s + a.sc_shape, src_cap, d + b.sc_shape, dst_cap, n, GRN_MAX_SHAPE_CONTACTS, 1);
+  copy_slots(s + a.pair_imp, src_cap, d + b.pair_imp, dst_cap, n, GRN_MAX_PAIRS, 3);
+  copy_slots(s + a.sc_imp, src_cap, d + b.sc_imp, dst_cap, n, GRN_MAX_SHAPE_CONTACTS, 3);
+
+  // each grain's grain contacts into partner order by insertion, impulses along
+  int* pair = (int*)(d + b.pair);
+  float* imp = (float*)(d + b.pair_imp);
   for (int i = 0; i < n; i++) {
-    for (int k = 0; k < npair[i]; k++) {
-      int j = ((const int*)(s + a.pair))[GRN_SLOT(k, i, src_cap)];
-      const float* imp = (const float*)(s + a.pair_imp) + 3 * GRN_SLOT(k, i, src_cap);
-      int* pair = (int*)(d + b.pair);
-      float* pair_imp = (float*)(d + b.pair_imp);
+    for (int k = 1; k < npair[i]; k++) {
+      int j = pair[GRN_SLOT(k, i, dst_cap)];
+      float lam[3];
+      memcpy(lam, imp + 3 * GRN_SLOT(k, i, dst_cap), sizeof(lam));
       int m = k;
       for (; m > 0 && pair[GRN_SLOT(m - 1, i, dst_cap)] > j; m--) {
         pair[GRN_SLOT(m, i, dst_cap)] = pair[GRN_SLOT(m - 1, i, dst_cap)];
-        memcpy(pair_imp + 3 * GRN_SLOT(m, i, dst_cap), pair_imp + 3 * GRN_SLOT(m - 1, i, dst_cap),
-               3 * sizeof(float));
+        memcpy(imp + 3 * GRN_SLOT(m, i, dst_cap), imp + 3 * GRN_SLOT(m - 1, i, dst_cap),
+               sizeof(lam));
       }
       pair[GRN_SLOT(m, i, dst_cap)] = j;
-      memcpy(pair_imp + 3 * GRN_SLOT(m, i, dst_cap), imp, 3 * sizeof(float));
-    }
-    for (int k = 0; k < nshape[i]; k++) {
-      ((int*)(d + b.sc_shape))[GRN_SLOT(k, i, dst_cap)] =
-          ((const int*)(s + a.sc_shape))[GRN_SLOT(k, i, src_cap)];
-      memcpy((float*)(d + b.sc_imp) + 3 * GRN_SLOT(k, i, dst_cap),
-             (const float*)(s + a.sc_imp) + 3 * GRN_SLOT(k, i, src_cap), 3 * sizeof(float));
+      memcpy(imp + 3 * GRN_SLOT(m, i, dst_cap), lam, sizeof(lam));
     }
   }
   return grnOK;

@@ -156,9 +156,9 @@ grnStatus grn_get_contacts(const grnSolver* solver, void* buf);
 grnStatus grn_set_contacts(grnSolver* solver, const void* buf);
 
 // Copy the contact state of the first n grains (n <= both capacities) from a buffer laid out for
-// capacity src_cap into another one for capacity dst_cap (zeroed first), each grain's grain contacts
-// sorted by partner with their impulses (so any solver accepts them). A count beyond the slots
-// is refused with grnERR_ARG.
+// capacity src_cap into another one for capacity dst_cap (zeroed first, every slot of those
+// grains copied, used or not), each grain's grain contacts sorted by partner with their
+// impulses (so any solver accepts them). A count beyond the slots is refused with grnERR_ARG.
 grnStatus grn_convert_contacts(const void* src, int src_cap, void* dst, int dst_cap, int n);
 
 // Copy a signed distance grid into the solver; its index is written to *id.
