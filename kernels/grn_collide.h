@@ -22,9 +22,10 @@ GRN_HD unsigned grn_grain_bucket(const grnData* d, int i) {
 
 // grains closer than the cutoff to grain i: walk the 27 neighbouring cells and keep grains whose
 // own cell is the visited one (so hash collisions never give duplicates). the first max found go
-// to out[0], out[stride], ...; returns how many there are in all. with c->ordered they are sorted
-// by index, so results do not depend on the order the hash lists were built in (which threads
-// racing on the atomic insertion vary); otherwise they come in the order the walk meets them
+// to out[0], out[stride], ...; returns how many there are in all. with c->ordered they are the max
+// smallest indices, sorted, so results do not depend on the order the hash lists were built in
+// (which threads racing on the atomic insertion vary); otherwise the first max the walk meets, in
+// that order
 GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, int i, int* out,
                                size_t stride, int max) {
   grnVec3 xi = grn_load3(d->pos + 3 * i);
@@ -44,6 +45,15 @@ GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, int i, int*
             // insertion by index, or at the end
             int k = count;
             while (c->ordered && k > 0 && out[(k - 1) * stride] > j) {
+              out[k * stride] = out[(k - 1) * stride];
+              k--;
+            }
+            out[k * stride] = j;
+          } else if (c->ordered && max > 0 && j < out[(max - 1) * stride]) {
+            // full: the largest index makes room, so the max smallest are kept whatever the
+            // order they come in
+            int k = max - 1;
+            while (k > 0 && out[(k - 1) * stride] > j) {
               out[k * stride] = out[(k - 1) * stride];
               k--;
             }

@@ -136,6 +136,36 @@ TEST(Deterministic, UnorderedFindsTheSameContactsAndImpulses) {
   EXPECT_LE(MaxDiff(ga.vel, gb.vel), 1e-4) << "velocities [m/s]";
 }
 
+TEST(Deterministic, CrowdedGrainsKeepTheirSmallestPartners) {
+  // 24 grains in a ball of one radius: every pair within the cutoff, 23 neighbours each, more
+  // than the 16 slots. the ordered path keeps each grain's 16 smallest partner indices
+  grnParams p = Params(1);
+  SolverPtr s = MakeSolver(p);
+  ASSERT_TRUE(s);
+  const int n = 24;
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> pos;
+  while ((int)pos.size() < 3 * n) {
+    float x = u(rng), y = u(rng), z = u(rng);
+    if (x * x + y * y + z * z > 1) continue;
+    pos.insert(pos.end(), {x * p.radius, y * p.radius, 0.5f + z * p.radius});
+  }
+  ASSERT_EQ(grn_set_grains(s.get(), n, pos.data(), nullptr), grnOK);
+  ASSERT_EQ(grn_advance(s.get(), 1), grnOK);
+  Contacts c = Get(s.get());
+  for (int i = 0; i < n; i++) {
+    ASSERT_EQ(c.npair()[i], 16) << "grain " << i;
+    std::vector<int> want;
+    for (int j = 0; j < n && (int)want.size() < 16; j++) {
+      if (j != i) want.push_back(j);
+    }
+    std::vector<int> got;
+    for (int k = 0; k < 16; k++) got.push_back(*c.pair(k, i));
+    EXPECT_EQ(got, want) << "grain " << i;
+  }
+}
+
 TEST(Deterministic, ContactStateCheckFollowsTheMode) {
   SolverPtr ordered = Bed(1), unordered = Bed(0);
   ASSERT_TRUE(ordered && unordered);
