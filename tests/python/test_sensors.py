@@ -3,9 +3,10 @@
   bed is a near-aligned lattice (spacing 2.2 radii, jitter 0.09 radii) that settles (config key
   settle) into columns standing on each other, so its height is L layers of diameters, 2 r L,
   with L from the fill box by the lattice rule (plugin/README.md).
-- mjgranular.wrench reads the wrench the terrain applies to the body: what mj_applyFT of that
-  wrench at the body's centre of mass puts into qfrc_passive, and, with the body resting on the
-  sand, on average its weight.
+- mjgranular.wrench reads the wrench the terrain applies to the body: the step's change of the
+  joint velocities beyond MuJoCo's own is M^-1 J^T of that wrench times the timestep (mj_applyFT
+  at the body's centre of mass, mj_solveM), for the free box exactly m dv = (m g + F) h, and
+  with the body resting on the sand it carries on average its weight.
 
 Uses the library at $MJGRANULAR_PLUGIN or build/plugin/libmjgranular.so (scripts/build.sh).
 """
@@ -93,21 +94,35 @@ def test_height_map_of_a_flat_settled_bed_is_the_bed_height(model):
 def test_wrench_sensor_is_the_wrench_applied_to_the_body(model):
     d = mujoco.MjData(model)
     box = model.body("box").id
-    d.qpos[2] = 0.062  # just above the bed
+    h, nv = model.opt.timestep, model.nv
+    mass = model.body_subtreemass[box]
+    d.qpos[2] = 0.062  # just above the bed, clear of the floor: only grains touch it
     mujoco.mj_forward(model, d)
     g = mjgranular.grains(model, d)
     forces = []
     for k in range(300):
+        qvel0 = d.qvel.copy()
         mujoco.mj_step(model, d)
-        mujoco.mj_forward(model, d)  # sensors and passive forces of the state the step ended in
-        w = d.sensor("wrench").data
-        assert np.array_equal(w, g.wrenches[box]), f"step {k}"
-        applied = np.zeros(model.nv)
-        mujoco.mj_applyFT(model, d, w[:3].copy(), w[3:].copy(), d.xipos[box].copy(), box,
-                          applied)
-        assert np.allclose(d.qfrc_passive, applied, rtol=1e-12, atol=1e-12), f"step {k}"
+        w = g.wrenches[box].copy()  # the step's average granular wrench
+
+        # the grains' impulse w h went into the joints within the step (the plugin's advance,
+        # after the integrator): qvel = qvel0 + h qacc + M^-1 J^T (w h), J at the body's com
+        jump = d.qvel - qvel0 - h * d.qacc
+        generalized = np.zeros(nv)
+        mujoco.mj_applyFT(model, d, w[:3] * h, w[3:] * h, d.xipos[box].copy(), box, generalized)
+        expected = np.zeros((1, nv))
+        mujoco.mj_solveM(model, d, expected, generalized.reshape(1, nv))
+        assert np.allclose(jump, expected[0], rtol=1e-9, atol=1e-12), f"step {k}"
+        # and its linear part is Newton's law for the box: m dv = (m g + F) h
+        dv = d.qvel[:3] - qvel0[:3]
+        assert np.allclose(mass * dv, (mass * model.opt.gravity + w[:3]) * h, rtol=1e-9,
+                           atol=1e-12), f"step {k}"
+
+        # the sensor reads that wrench (sensors of the state the step ended in)
+        mujoco.mj_forward(model, d)
+        assert np.array_equal(d.sensor("wrench").data, w), f"step {k}"
         forces.append(w[2])
-    # on the sand for the last 0.3 s (rocking a little, as a light box does with 4 substeps per
-    # step): on average the grains carry its weight
-    weight = model.body_subtreemass[box] * -model.opt.gravity[2]
+    # it landed, and over the last 0.3 s, resting on the sand, the grains carry its weight
+    assert max(forces) > 0
+    weight = mass * -model.opt.gravity[2]
     assert np.mean(forces[-150:]) == pytest.approx(weight, rel=0.1)
