@@ -87,13 +87,16 @@ GRN_HD int grn_prev_pair_slot(const grnData* d, const grnConsts* c, int i, int j
 // forces instead of rebuilding them from zero); the first iterate dv is the sum of those impulses.
 GRN_HD void grn_collide_grains(const grnData* d, const grnConsts* c, int i) {
   int cap = d->cap;
-  int found = grn_grain_neighbors(d, c, i, d->pair + i, (size_t)cap, GRN_MAX_PAIRS);
+  // found into a local list (the sorting shifts stay out of the strided slots), then the slots
+  int partner[GRN_MAX_PAIRS];
+  int found = grn_grain_neighbors(d, c, i, partner, 1, GRN_MAX_PAIRS);
   int count = found < GRN_MAX_PAIRS ? found : GRN_MAX_PAIRS;
   int m = 0;
   grnVec3 sum = grn_v3(0, 0, 0);
   for (int k = 0; k < count; k++) {
     size_t slot = GRN_SLOT(k, i, cap);
-    int prev = grn_prev_pair_slot(d, c, i, d->pair[slot], &m);
+    d->pair[slot] = partner[k];
+    int prev = grn_prev_pair_slot(d, c, i, partner[k], &m);
     grnVec3 lam = grn_v3(0, 0, 0);
     if (prev >= 0) lam = grn_load3(d->pair_imp_prev + 3 * GRN_SLOT(prev, i, cap));
     grn_store3(d->pair_imp + 3 * slot, lam);
