@@ -4,14 +4,28 @@
 
 #include "state.h"
 
-grnStatus mjg_transfer_upload(grnSolver* solver, const mjtNum* state, int cap, int nbody, int n,
-                              float* pos, float* vel) {
+void mjg_transfer_narrow(const mjtNum* state, int cap, int n, float* pos, float* vel) {
   const mjtNum* p = mjg_state_pos((mjtNum*)state, cap);
   const mjtNum* v = mjg_state_vel((mjtNum*)state, cap);
   for (int i = 0; i < 3 * n; i++) {
     pos[i] = (float)p[i];
     vel[i] = (float)v[i];
   }
+}
+
+void mjg_transfer_widen(const float* pos, const float* vel, int n, mjtNum* state, int cap) {
+  mjtNum* p = mjg_state_pos(state, cap);
+  mjtNum* v = mjg_state_vel(state, cap);
+  for (int i = 0; i < 3 * n; i++) {
+    p[i] = pos[i];
+    v[i] = vel[i];
+  }
+}
+
+grnStatus mjg_transfer_upload(grnSolver* solver, const mjtNum* state, int cap, int nbody, int n,
+                              float* pos, float* vel) {
+  mjg_transfer_narrow(state, cap, n, pos, vel);
+
   // grn_set_grains refuses non-finite grains, and clears the contacts that the next call restores
   grnStatus st = grn_set_grains(solver, n, pos, vel);
   if (st != grnOK) return st;
@@ -24,13 +38,7 @@ grnStatus mjg_transfer_download(const grnSolver* solver, mjtNum* state, int cap,
   if (st == grnOK) st = grn_get_wrenches(solver, wrench);
   if (st == grnOK) st = grn_get_contacts(solver, mjg_state_contacts(state, cap, nbody));
   if (st != grnOK) return st;
-  int n = grn_count(solver);
-  mjtNum* p = mjg_state_pos(state, cap);
-  mjtNum* v = mjg_state_vel(state, cap);
-  for (int i = 0; i < 3 * n; i++) {
-    p[i] = pos[i];
-    v[i] = vel[i];
-  }
+  mjg_transfer_widen(pos, vel, grn_count(solver), state, cap);
   mjtNum* w = mjg_state_wrench(state, cap);
   for (int i = 0; i < 6 * nbody; i++) w[i] = wrench[i];
   return grnOK;

@@ -7,6 +7,12 @@
 
 #include "granular.h"
 
+// Narrow the first n grains of a plugin_state block (capacity cap) into pos, vel (n x 3).
+void mjg_transfer_narrow(const mjtNum* state, int cap, int n, float* pos, float* vel);
+
+// Widen n grains from pos, vel (n x 3) into a plugin_state block (capacity cap).
+void mjg_transfer_widen(const float* pos, const float* vel, int n, mjtNum* state, int cap);
+
 // Load the first n grains and the contact state of a plugin_state block (capacity cap, nbody
 // wrench slots) into the solver, narrowing through the staging arrays pos, vel (cap x 3).
 // grnERR_NONFINITE when a grain is not finite (as a float), grnERR_ARG when the contact state

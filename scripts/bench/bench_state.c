@@ -3,10 +3,10 @@
 //   upload:   plugin_state (mjtNum) -> float staging, grn_set_grains, grn_set_contacts
 //   download: grn_get_grains, grn_get_wrenches, grn_get_contacts, float -> plugin_state
 //   step:     upload, grn_set_shapes, grn_advance over the substeps, download
-// each transfer item timed `reps` times and the whole step `steps` times, on a resting bed with
-// its contacts, items interleaved; the fastest and the median call of each (on a loaded machine
-// the fastest is the one least disturbed). The conversion is what is left of upload and download
-// after the solver calls timed alone (fastest calls).
+// each transfer item (and its parts: the conversions and the solver calls, timed alone) `reps`
+// times and the whole step `steps` times, on a resting bed with its contacts, items interleaved;
+// the fastest and the median call of each (on a loaded machine the fastest is the least
+// disturbed).
 //
 //   bench_state [--grains 50000] [--settle 600] [--reps 50] [--steps 10] [--substeps 4]
 //   thread count: OMP_NUM_THREADS
@@ -68,12 +68,13 @@ typedef struct Bench_ {
 } Bench;
 
 typedef enum Item_ {
-  UPLOAD = 0, SET_GRAINS, SET_CONTACTS, DOWNLOAD, GET_GRAINS, GET_CONTACTS, STEP, NITEM
+  UPLOAD = 0, NARROW, SET_GRAINS, SET_CONTACTS, DOWNLOAD, GET_GRAINS, GET_CONTACTS, WIDEN, STEP,
+  NITEM
 } Item;
 
 static const char* kNames[NITEM] = {
-  "upload (total)", "  grn_set_grains", "  grn_set_contacts", "download (total)",
-  "  grn_get_grains", "  grn_get_contacts", "whole step"};
+  "upload", "  mjtNum -> float", "  grn_set_grains", "  grn_set_contacts", "download",
+  "  grn_get_grains", "  grn_get_contacts", "  float -> mjtNum", "whole step"};
 
 // one call of an item; its status
 static grnStatus run(Bench* b, Item item) {
@@ -81,6 +82,12 @@ static grnStatus run(Bench* b, Item item) {
   switch (item) {
     case UPLOAD:
       return mjg_transfer_upload(b->solver, b->state, b->cap, NBODY, b->n, b->pos, b->vel);
+    case NARROW:
+      mjg_transfer_narrow(b->state, b->cap, b->n, b->pos, b->vel);
+      return grnOK;
+    case WIDEN:
+      mjg_transfer_widen(b->pos, b->vel, b->n, b->state, b->cap);
+      return grnOK;
     case SET_GRAINS:
       return grn_set_grains(b->solver, b->n, b->pos, b->vel);
     case SET_CONTACTS:
@@ -178,13 +185,6 @@ int main(int argc, char** argv) {
   for (int item = 0; item < NITEM; item++) {
     printf("%-26s  %10.3f  %10.3f  %11.1f%%\n", kNames[item], low[item], med[item],
            100 * low[item] / low[STEP]);
-    if (item == SET_CONTACTS || item == GET_CONTACTS) {
-      int total = item == SET_CONTACTS ? UPLOAD : DOWNLOAD;
-      double conv = low[total] - low[item - 1] - low[item];
-      printf("%-26s  %10.3f  %10s  %11.1f%%\n", item == SET_CONTACTS ?
-             "  mjtNum -> float (rest)" : "  float -> mjtNum (rest)", conv, "",
-             100 * conv / low[STEP]);
-    }
   }
   double both = low[UPLOAD] + low[DOWNLOAD];
   printf("upload + download: %.3f ms per step (fastest calls), %.1f%% of the fastest whole step "
