@@ -46,6 +46,7 @@ void grn_default_params(grnParams* p) {
   p->hash_size = 0;
   p->max_shapes = 64;
   p->max_bodies = 0;
+  p->deterministic = 1;
 }
 
 static grnStatus fail(char* msg, int size, const char* text) {
@@ -74,6 +75,9 @@ grnStatus grn_check_params(const grnParams* p, char* msg, int size) {
   if (p->cyclic_z[1] > p->cyclic_z[0] && !(p->cyclic_z[1] - p->cyclic_z[0] > 4 * p->radius)) {
     return fail(msg, size, "cyclic_z range must exceed two grain diameters");
   }
+  if (p->deterministic != 0 && p->deterministic != 1) {
+    return fail(msg, size, "deterministic must be 0 or 1");
+  }
   if (msg && size > 0) msg[0] = 0;
   return grnOK;
 }
@@ -95,6 +99,7 @@ static void derive_consts(grnSolver* s) {
   int cyclic = p->cyclic_z[1] > p->cyclic_z[0];
   c->cyclic_lo = cyclic ? p->cyclic_z[0] : 0;
   c->cyclic_period = cyclic ? p->cyclic_z[1] - p->cyclic_z[0] : 0;
+  c->ordered = p->deterministic;
   s->grain_mass = p->density * 4.0f / 3.0f * 3.14159265358979f * p->radius * p->radius * p->radius;
   c->mass = s->grain_mass;
 }
@@ -209,10 +214,20 @@ grnStatus grn_get_contacts(const grnSolver* s, void* buf) {
   return s->ops->get_contacts(s, buf);
 }
 
-// a contact state fits when counts are within the slots, partners are grains in use listed in
-// increasing order, and impulses are finite
+// 1 if the k partners of grain i are in increasing order (ordered) or all different (not)
+static int partners_fit(const int* pair, int cap, int i, int k, int ordered) {
+  int j = pair[GRN_SLOT(k, i, cap)];
+  for (int m = ordered && k > 0 ? k - 1 : 0; m < k; m++) {
+    int other = pair[GRN_SLOT(m, i, cap)];
+    if (ordered ? j <= other : j == other) return 0;
+  }
+  return 1;
+}
+
+// a contact state fits when counts are within the slots, partners are grains in use listed as
+// partners_fit requires, and impulses are finite
 static int contacts_fit(const grnSolver* s, const char* b) {
-  int cap = s->params.capacity;
+  int cap = s->params.capacity, ordered = s->consts.ordered;
   grnContactLayout l = grn_contact_layout(cap);
   const int* npair = (const int*)(b + l.npair);
   const int* nshape = (const int*)(b + l.nshape);
@@ -225,7 +240,7 @@ static int contacts_fit(const grnSolver* s, const char* b) {
     if (nshape[i] < 0 || nshape[i] > (i < s->n ? GRN_MAX_SHAPE_CONTACTS : 0)) return 0;
     for (int k = 0; k < np; k++) {
       int j = pair[GRN_SLOT(k, i, cap)];
-      if (j < 0 || j >= s->n || (k > 0 && j <= pair[GRN_SLOT(k - 1, i, cap)])) return 0;
+      if (j < 0 || j >= s->n || !partners_fit(pair, cap, i, k, ordered)) return 0;
       for (int a = 0; a < 3; a++) {
         if (!isfinite(pair_imp[3 * GRN_SLOT(k, i, cap) + a])) return 0;
       }
@@ -242,6 +257,56 @@ static int contacts_fit(const grnSolver* s, const char* b) {
 grnStatus grn_set_contacts(grnSolver* s, const void* buf) {
   if (!s || !buf || !contacts_fit(s, (const char*)buf)) return grnERR_ARG;
   return s->ops->set_contacts(s, buf);
+}
+
+// copy count slots of width 4-byte numbers per grain for the first n grains, capacity a to b
+static void copy_slots(const char* src, int a, char* dst, int b, int n, int count, int width) {
+  for (int k = 0; k < count; k++) {
+    memcpy(dst + 4 * width * GRN_SLOT(k, 0, b), src + 4 * width * GRN_SLOT(k, 0, a),
+           4 * (size_t)width * n);
+  }
+}
+
+grnStatus grn_convert_contacts(const void* src, int src_cap, void* dst, int dst_cap, int n) {
+  if (!src || !dst || n < 0 || src_cap < n || dst_cap < n || dst_cap <= 0) return grnERR_ARG;
+  grnContactLayout a = grn_contact_layout(src_cap), b = grn_contact_layout(dst_cap);
+  const char* s = (const char*)src;
+  char* d = (char*)dst;
+  const int* npair = (const int*)(s + a.npair);
+  const int* nshape = (const int*)(s + a.nshape);
+  for (int i = 0; i < n; i++) {
+    if (npair[i] < 0 || npair[i] > GRN_MAX_PAIRS) return grnERR_ARG;
+    if (nshape[i] < 0 || nshape[i] > GRN_MAX_SHAPE_CONTACTS) return grnERR_ARG;
+  }
+
+  // every slot, used or not, moves from k src_cap + i to k dst_cap + i
+  memset(d, 0, b.bytes);
+  copy_slots(s + a.npair, src_cap, d + b.npair, dst_cap, n, 1, 1);
+  copy_slots(s + a.nshape, src_cap, d + b.nshape, dst_cap, n, 1, 1);
+  copy_slots(s + a.pair, src_cap, d + b.pair, dst_cap, n, GRN_MAX_PAIRS, 1);
+  copy_slots(s + a.sc_shape, src_cap, d + b.sc_shape, dst_cap, n, GRN_MAX_SHAPE_CONTACTS, 1);
+  copy_slots(s + a.pair_imp, src_cap, d + b.pair_imp, dst_cap, n, GRN_MAX_PAIRS, 3);
+  copy_slots(s + a.sc_imp, src_cap, d + b.sc_imp, dst_cap, n, GRN_MAX_SHAPE_CONTACTS, 3);
+
+  // each grain's grain contacts into partner order by insertion, impulses along
+  int* pair = (int*)(d + b.pair);
+  float* imp = (float*)(d + b.pair_imp);
+  for (int i = 0; i < n; i++) {
+    for (int k = 1; k < npair[i]; k++) {
+      int j = pair[GRN_SLOT(k, i, dst_cap)];
+      float lam[3];
+      memcpy(lam, imp + 3 * GRN_SLOT(k, i, dst_cap), sizeof(lam));
+      int m = k;
+      for (; m > 0 && pair[GRN_SLOT(m - 1, i, dst_cap)] > j; m--) {
+        pair[GRN_SLOT(m, i, dst_cap)] = pair[GRN_SLOT(m - 1, i, dst_cap)];
+        memcpy(imp + 3 * GRN_SLOT(m, i, dst_cap), imp + 3 * GRN_SLOT(m - 1, i, dst_cap),
+               sizeof(lam));
+      }
+      pair[GRN_SLOT(m, i, dst_cap)] = j;
+      memcpy(imp + 3 * GRN_SLOT(m, i, dst_cap), lam, sizeof(lam));
+    }
+  }
+  return grnOK;
 }
 
 grnStatus grn_add_grid(grnSolver* s, const grnGrid* g, int* id) {
@@ -343,9 +408,12 @@ grnStatus grn_get_wrenches(const grnSolver* s, double* wrench) {
   return grnOK;
 }
 
-grnStatus grn_list_pairs(const grnData* d, const grnConsts* k, int* pairs, int max,
+grnStatus grn_list_pairs(const grnData* d, const grnConsts* consts, int* pairs, int max,
                          int* npairs) {
   enum { kMaxNeighbors = 4096 };
+  grnConsts ordered = *consts;  // in order of j whatever the solver's mode
+  const grnConsts* k = &ordered;
+  ordered.ordered = 1;
   int* nb = (int*)malloc(kMaxNeighbors * sizeof(int));
   if (!nb) return grnERR_MEMORY;
   int count = 0;

@@ -60,9 +60,13 @@ typedef struct grnParams_ {
   float cyclic_z[2];        // vertical cyclic boundary [lo, hi) [m]: a grain leaving through one
                             // end re-enters through the other with the same velocity; off when
                             // hi <= lo (default). contacts are not searched across the seam
+  int deterministic;        // 1: bitwise repeatable run to run (cpu: same thread count);
+                            // 0: contacts in the order threads meet them, wrenches summed by
+                            // atomics (gpu), which may differ in the last bits run to run
 } grnParams;
 
-// Fill params with defaults (radius 5 mm, sand density, friction 0.5, dt 5e-4 s, ...).
+// Fill params with defaults (radius 5 mm, sand density, friction 0.5, dt 5e-4 s, deterministic,
+// ...).
 void grn_default_params(grnParams* params);
 
 // Check params; on failure write which field is wrong into msg (may be NULL).
@@ -149,8 +153,16 @@ size_t grn_contact_state_bytes(int capacity);
 grnStatus grn_get_contacts(const grnSolver* solver, void* buf);
 
 // Restore a contact state from grn_get_contacts (after grn_set_grains, which clears it); a
-// buffer that does not fit the current grains is refused with grnERR_ARG.
+// buffer that does not fit the current grains is refused with grnERR_ARG: counts beyond the
+// slots, partners that are not grains in use, non-finite impulses, and (deterministic solvers)
+// partners of a grain not in increasing order, or (others) a partner listed twice.
 grnStatus grn_set_contacts(grnSolver* solver, const void* buf);
+
+// Copy the contact state of the first n grains (n <= both capacities) from a buffer laid out for
+// capacity src_cap into another one for capacity dst_cap (zeroed first, every slot of those
+// grains copied, used or not), each grain's grain contacts sorted by partner with their
+// impulses (so any solver accepts them). A count beyond the slots is refused with grnERR_ARG.
+grnStatus grn_convert_contacts(const void* src, int src_cap, void* dst, int dst_cap, int n);
 
 // Copy a signed distance grid into the solver; its index is written to *id.
 grnStatus grn_add_grid(grnSolver* solver, const grnGrid* grid, int* id);

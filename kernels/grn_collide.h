@@ -22,8 +22,10 @@ GRN_HD unsigned grn_grain_bucket(const grnData* d, int i) {
 
 // grains closer than the cutoff to grain i: walk the 27 neighbouring cells and keep grains whose
 // own cell is the visited one (so hash collisions never give duplicates). the first max found go
-// to out[0], out[stride], ... sorted by index, so results do not depend on the order the hash
-// lists were built in; returns how many there are in all
+// to out[0], out[stride], ...; returns how many there are in all. with c->ordered they are the max
+// smallest indices, sorted, so results do not depend on the order the hash lists were built in
+// (which threads racing on the atomic insertion vary); otherwise the first max the walk meets, in
+// that order
 GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, int i, int* out,
                                size_t stride, int max) {
   grnVec3 xi = grn_load3(d->pos + 3 * i);
@@ -40,8 +42,17 @@ GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, int i, int*
           grnVec3 r = grn_sub(xi, grn_load3(d->pos + 3 * j));
           if (grn_dot(r, r) >= cut2) continue;
           if (count < max) {
-            // insertion by index
+            // insertion by index, or at the end
             int k = count;
+            while (c->ordered && k > 0 && out[(k - 1) * stride] > j) {
+              out[k * stride] = out[(k - 1) * stride];
+              k--;
+            }
+            out[k * stride] = j;
+          } else if (c->ordered && max > 0 && j < out[(max - 1) * stride]) {
+            // full: the largest index makes room, so the max smallest are kept whatever the
+            // order they come in
+            int k = max - 1;
             while (k > 0 && out[(k - 1) * stride] > j) {
               out[k * stride] = out[(k - 1) * stride];
               k--;
@@ -56,24 +67,38 @@ GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, int i, int*
   return count;
 }
 
+// slot of partner j among grain i's previous contacts, from slot *m on; -1 if none. ordered lists
+// are merged (*m advances past smaller partners, so a sorted sweep over j costs one pass); others
+// are searched whole
+GRN_HD int grn_prev_pair_slot(const grnData* d, const grnConsts* c, int i, int j, int* m) {
+  int cap = d->cap, nprev = d->npair_prev[i];
+  if (c->ordered) {
+    while (*m < nprev && d->pair_prev[GRN_SLOT(*m, i, cap)] < j) (*m)++;
+    return *m < nprev && d->pair_prev[GRN_SLOT(*m, i, cap)] == j ? *m : -1;
+  }
+  for (int k = 0; k < nprev; k++) {
+    if (d->pair_prev[GRN_SLOT(k, i, cap)] == j) return k;
+  }
+  return -1;
+}
+
 // grain-grain contacts of grain i into its contact slots. each contact that existed in the last
 // substep starts from its final impulse there (warm start: a resting pile keeps its contact
 // forces instead of rebuilding them from zero); the first iterate dv is the sum of those impulses.
 GRN_HD void grn_collide_grains(const grnData* d, const grnConsts* c, int i) {
   int cap = d->cap;
-  int found = grn_grain_neighbors(d, c, i, d->pair + i, (size_t)cap, GRN_MAX_PAIRS);
+  // found into a local list (the sorting shifts stay out of the strided slots), then the slots
+  int partner[GRN_MAX_PAIRS];
+  int found = grn_grain_neighbors(d, c, i, partner, 1, GRN_MAX_PAIRS);
   int count = found < GRN_MAX_PAIRS ? found : GRN_MAX_PAIRS;
-  int m = 0, nprev = d->npair_prev[i];
+  int m = 0;
   grnVec3 sum = grn_v3(0, 0, 0);
   for (int k = 0; k < count; k++) {
     size_t slot = GRN_SLOT(k, i, cap);
-    int j = d->pair[slot];
-    // both partner lists are sorted: merge
-    while (m < nprev && d->pair_prev[GRN_SLOT(m, i, cap)] < j) m++;
+    d->pair[slot] = partner[k];
+    int prev = grn_prev_pair_slot(d, c, i, partner[k], &m);
     grnVec3 lam = grn_v3(0, 0, 0);
-    if (m < nprev && d->pair_prev[GRN_SLOT(m, i, cap)] == j) {
-      lam = grn_load3(d->pair_imp_prev + 3 * GRN_SLOT(m, i, cap));
-    }
+    if (prev >= 0) lam = grn_load3(d->pair_imp_prev + 3 * GRN_SLOT(prev, i, cap));
     grn_store3(d->pair_imp + 3 * slot, lam);
     d->pair_bias[slot] = 0;
     sum = grn_add(sum, lam);

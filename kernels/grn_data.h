@@ -85,6 +85,7 @@ typedef struct grnConsts_ {
   float mass;                 // grain mass [kg]
   float cyclic_lo;            // bottom of the vertical cyclic boundary [m]
   float cyclic_period;        // its height [m]; 0: off
+  int ordered;                // 1: each grain's contacts sorted by partner (deterministic)
 } grnConsts;
 
 #endif  // MJGRANULAR_GRN_DATA_H_

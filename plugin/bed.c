@@ -4,7 +4,47 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "state.h"
+
+int mjg_bed_alloc(mjgBed* bed, int cap, int contacts) {
+  memset(bed, 0, sizeof(*bed));
+  size_t c = cap > 0 ? (size_t)cap : 1;
+  bed->cap = cap;
+  bed->pos = (mjtNum*)calloc(3 * c, sizeof(mjtNum));
+  bed->vel = (mjtNum*)calloc(3 * c, sizeof(mjtNum));
+  size_t nc = (size_t)mjg_state_contact_size(cap);
+  if (contacts) bed->contacts = (mjtNum*)calloc(nc ? nc : 1, sizeof(mjtNum));
+  if (!bed->pos || !bed->vel || (contacts && !bed->contacts)) {
+    mjg_bed_free(bed);
+    return -1;
+  }
+  return 0;
+}
+
+void mjg_bed_free(mjgBed* bed) {
+  if (!bed) return;
+  free(bed->pos);
+  free(bed->vel);
+  free(bed->contacts);
+  memset(bed, 0, sizeof(*bed));
+}
+
+void mjg_bed_write(const mjgBed* bed, int nbody, mjtNum* state) {
+  int cap = bed->cap;
+  mju_zero(state, mjg_state_size(cap, nbody));
+  state[MJG_STATE_COUNT] = bed->n;
+  state[MJG_STATE_STAMP] = 0;
+  state[MJG_STATE_LAYOUT] = MJG_STATE_VERSION;
+  memcpy(mjg_state_pos(state, cap), bed->pos, 3 * (size_t)bed->n * sizeof(mjtNum));
+  memcpy(mjg_state_vel(state, cap), bed->vel, 3 * (size_t)bed->n * sizeof(mjtNum));
+  if (bed->contacts) {
+    memcpy(mjg_state_contacts(state, cap, nbody), bed->contacts,
+           mjg_state_contact_size(cap) * sizeof(mjtNum));
+  }
+}
 
 // splitmix64: a tiny, well-mixed generator, the same on every platform
 static uint64_t splitmix64(uint64_t* state) {

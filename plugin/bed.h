@@ -1,5 +1,5 @@
-// the initial bed: grains on a jittered cubic lattice filling the `fill` box, reproducible from
-// the seed.
+// the initial bed that every reset writes, and the first of its sources: grains on a jittered
+// cubic lattice filling the `fill` box, reproducible from the seed.
 #ifndef MJGRANULAR_PLUGIN_BED_H_
 #define MJGRANULAR_PLUGIN_BED_H_
 
@@ -7,7 +7,25 @@
 
 #include "config.h"
 
-// lattice spacing of the initial bed, in grain radii (a small gap leaves room for the jitter)
+// the initial bed as plugin_state holds it
+typedef struct mjgBed_ {
+  int n;                    // grains
+  int cap;                  // capacity the arrays are sized for
+  mjtNum* pos;              // positions, world frame [m]                           (cap x 3)
+  mjtNum* vel;              // velocities, world frame [m/s]                        (cap x 3)
+  mjtNum* contacts;         // contact state as in plugin_state; NULL: none    (state.h, cap)
+} mjgBed;
+
+// Allocate a bed of capacity cap with n = 0, zeroed, with room for a contact state when
+// contacts is 1. Returns 0, or -1 when out of memory (bed is then freed).
+int mjg_bed_alloc(mjgBed* bed, int cap, int contacts);
+
+// Free the arrays; a zeroed struct is fine.
+void mjg_bed_free(mjgBed* bed);
+
+// Write the bed into an instance's plugin_state block (capacity bed->cap, nbody bodies), as a
+// reset does: the header, grains, zero wrenches, the contact state or none.
+void mjg_bed_write(const mjgBed* bed, int nbody, mjtNum* state);
 
 // Number of grains of the given radius the bed puts into a fill box (lo[3], hi[3]); the lattice
 // size along each axis goes to dims when not NULL. 0 when not even one grain fits.

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bed.h"
+#include "bedfile.h"
 
 //---------------------------------- attribute table -----------------------------------------------
 
@@ -24,6 +25,7 @@ typedef enum mjgKind_ {
   mjgCOUPLING,              // two-way | one-way                                 (int two_way)
   mjgCOLOR,                 // height | speed | fixed                            (mjgColor)
   mjgRANGE,                 // two finite numbers lo hi, hi > lo                 (double[2])
+  mjgBOOL,                  // true | false                                      (int)
 } mjgKind;
 
 typedef struct mjgAttr_ {
@@ -60,6 +62,9 @@ static const mjgAttr kAttr[] = {
   {"color_range", mjgRANGE,  NULL,   "m or m/s", 0,  0,         0, OFF(color_range),
                                                                      OFF(has_color_range)},
   {"cyclic_z",   mjgRANGE,   NULL,   "m",      0,    0,         0, OFF(cyclic_z), OFF(has_cyclic_z)},
+  {"settle",     mjgREAL,    "0",    "s",      0,    1e3,       0, OFF(settle),    -1},
+  {"bed_file",   mjgTEXT,    NULL,   "",       0,    0,         0, 0,          OFF(has_bed_file)},
+  {"deterministic", mjgBOOL, "true", "",       0,    0,         0, OFF(deterministic), -1},
 };
 
 #undef OFF
@@ -226,6 +231,14 @@ static int parse_attr(const mjgAttr* a, const char* value, mjgConfig* cfg, char*
       }
       return 0;
     }
+    case mjgBOOL: {
+      char word[16];
+      if (trim_copy(value, word, sizeof(word))) {
+        if (!strcmp(word, "true")) { *(int*)field = 1; return 0; }
+        if (!strcmp(word, "false")) { *(int*)field = 0; return 0; }
+      }
+      return refuse(msg, size, a->name, value, "must be one of true, false");
+    }
   }
   return refuse(msg, size, a->name, value, "unknown attribute kind");
 }
@@ -252,11 +265,35 @@ int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, i
   }
   int count_given = mjg_config_value(m, instance, "count") != NULL;
   const char* fill_text = mjg_config_value(m, instance, "fill");
+  const char* bed_file = mjg_config_value(m, instance, "bed_file");
 
-  // a bed needs a fill box, or at least a capacity
-  if (!cfg->has_fill && !count_given) {
-    return refuse(msg, size, "fill", NULL,
-                  "is missing: give the box to fill with grains (or 'count' for an empty bed)");
+  // a bed needs a fill box or a bed file, or at least a capacity
+  if (!cfg->has_fill && !bed_file && !count_given) {
+    return refuse(msg, size, "fill", NULL, "is missing: give the box to fill with grains, a "
+                  "'bed_file' saved from an earlier run, or 'count' for an empty bed");
+  }
+  if (cfg->has_fill && bed_file) {
+    return refuse(msg, size, "bed_file", bed_file,
+                  "the initial bed comes from the file or from key 'fill', give only one");
+  }
+
+  // a bed file: readable, and no more grains than count allows (by default exactly its grains)
+  if (bed_file) {
+    mjgBedFileInfo info;
+    char why[MJG_MSG_SIZE - 128];
+    if (mjg_bedfile_info(bed_file, &info, why, sizeof(why))) {
+      return refuse(msg, size, "bed_file", bed_file, why);
+    }
+    if (count_given && info.n > cfg->count) {
+      snprintf(why, sizeof(why), "holds %d grains, more than key 'count' = '%d' allows", info.n,
+               cfg->count);
+      return refuse(msg, size, "bed_file", bed_file, why);
+    }
+    if (!count_given && info.n == 0) {
+      return refuse(msg, size, "bed_file", bed_file,
+                    "holds no grains; give key 'count' for an empty bed of that capacity");
+    }
+    if (!count_given) cfg->count = info.n;
   }
 
   // the fill box must hold at least one grain, and no more than count allows
@@ -325,4 +362,5 @@ void mjg_config_params(const mjgConfig* cfg, double dt, const mjtNum gravity[3],
     p->cyclic_z[0] = (float)cfg->cyclic_z[0];
     p->cyclic_z[1] = (float)cfg->cyclic_z[1];
   }
+  p->deterministic = cfg->deterministic;
 }

@@ -42,6 +42,9 @@ typedef struct mjgConfig_ {
   double color_range[2];    // values at the ends of the colour ramp: lo, hi      [m or m/s]
   int has_cyclic_z;         // 1: cyclic_z was given
   double cyclic_z[2];       // vertical cyclic boundary: zlo, zhi                      [m]
+  double settle;            // settling time of the initial bed at model load; 0: none  [s]
+  int has_bed_file;         // 1: bed_file was given (the initial bed comes from that file)
+  int deterministic;        // 1: bitwise repeatable run to run; 0: faster where it can be
 } mjgConfig;
 
 // Config value of key of a plugin instance, NULL when not given (an empty value counts as not

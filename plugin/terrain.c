@@ -11,9 +11,12 @@
 #include <string.h>
 
 #include "bed.h"
+#include "bedfile.h"
 #include "body_dynamics.h"
 #include "boundaries.h"
+#include "settle.h"
 #include "state.h"
+#include "transfer.h"
 
 //---------------------------------- helpers -------------------------------------------------------
 
@@ -94,7 +97,8 @@ static void terrain_free(mjgTerrain* t) {
   grn_destroy(t->solver);
   mjg_mesh_grids_free(&t->meshes);
   mjg_bodies_free(&t->bodies);
-  free(t->bed);
+  mjg_settle_release(t->settled);
+  mjg_bed_free(&t->own);
   free(t->shapes);
   free(t->pos);
   free(t->vel);
@@ -105,6 +109,59 @@ static void terrain_free(mjgTerrain* t) {
   free(t->step_matrix);
   free(t->qacc);
   free(t);
+}
+
+// write "<plugin>: config key '<key>' = '<value>': <why>" into msg; returns -1
+static int refuse_key(const mjModel* m, int instance, const char* key, const char* why, char* msg,
+                      int size) {
+  const char* value = mjg_config_value(m, instance, key);
+  snprintf(msg, size, MJG_PLUGIN_NAME ": config key '%s' = '%s': %s", key, value ? value : "",
+           why);
+  return -1;
+}
+
+// the initial bed (after the solver and the static shapes): the fill lattice or the bed file,
+// checked by loading it into the solver through this instance's plugin_state (which the reset
+// after init overwrites), then settled when the settle key asks; -1 with a message naming the key
+static int make_bed(mjgTerrain* t, const mjModel* m, mjData* d, int instance, char* msg,
+                    int size) {
+  char why[MJG_MSG_SIZE - 128];
+  const char* path = mjg_config_value(m, instance, "bed_file");
+  if (path) {
+    if (mjg_bedfile_read(path, t->cap, t->cfg.radius, &t->own, why, sizeof(why))) {
+      return refuse_key(m, instance, "bed_file", why, msg, size);
+    }
+  } else {
+    if (mjg_bed_alloc(&t->own, t->cap, 0)) {
+      return refuse_key(m, instance, "count", "out of memory for the initial bed", msg, size);
+    }
+    t->own.n = mjg_bed_make(&t->cfg, t->own.pos, t->own.vel);
+  }
+  t->bed = &t->own;
+  mjtNum* state = state_of(m, d, instance);
+  mjg_bed_write(t->bed, t->nbody, state);
+  grnStatus st = mjg_transfer_upload(t->solver, state, t->cap, t->nbody, t->own.n, t->pos,
+                                     t->vel);
+  if (st != grnOK) {
+    snprintf(why, sizeof(why), "the solver refuses the bed: %s%s", grn_status_string(st),
+             st == grnERR_ARG ? " (its contact state does not fit its grains)" : "");
+    return refuse_key(m, instance, path ? "bed_file" : "fill", why, msg, size);
+  }
+  if (!(t->cfg.settle > 0)) return 0;
+
+  // settled once per process for this input: the same steps advance would take without bodies
+  mjgSettleInput in;
+  in.solver = t->solver;
+  in.nsub = mjg_terrain_substeps(m->opt.timestep, t->cfg.timestep);
+  in.nstep = mjg_terrain_substeps(t->cfg.settle, m->opt.timestep);
+  in.shapes = t->shapes;
+  in.nshape = t->nstatic;
+  in.grids = &t->meshes;
+  in.initial = &t->own;
+  t->settled = mjg_settle_acquire(&in, why, sizeof(why));
+  if (!t->settled) return refuse_key(m, instance, "settle", why, msg, size);
+  t->bed = t->settled;
+  return 0;
 }
 
 //---------------------------------- callbacks -----------------------------------------------------
@@ -141,7 +198,6 @@ int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
   t->cap = cfg.count;
   t->nbody = m->nbody;
   t->max_shapes = m->ngeom + 6;
-  t->bed = (mjtNum*)malloc(3 * (size_t)t->cap * sizeof(mjtNum));
   t->shapes = (grnShape*)calloc(t->max_shapes, sizeof(grnShape));
   t->pos = (float*)malloc(3 * (size_t)t->cap * sizeof(float));
   t->vel = (float*)malloc(3 * (size_t)t->cap * sizeof(float));
@@ -151,15 +207,12 @@ int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
   t->impint = (double*)calloc(6 * (size_t)t->nbody, sizeof(double));
   t->step_matrix = (mjtNum*)calloc((size_t)m->nv * m->nv + 1, sizeof(mjtNum));
   t->qacc = (mjtNum*)calloc((size_t)m->nv + 1, sizeof(mjtNum));
-  if (!t->bed || !t->shapes || !t->pos || !t->vel || !t->wrench || !t->mobility || !t->accel ||
+  if (!t->shapes || !t->pos || !t->vel || !t->wrench || !t->mobility || !t->accel ||
       !t->impint || !t->step_matrix || !t->qacc) {
     terrain_free(t);
     mju_warning(MJG_PLUGIN_NAME ": out of memory for %d grains", cfg.count);
     return -1;
   }
-
-  // the initial bed, written into plugin_state by every reset
-  t->nbed = mjg_bed_make(&t->cfg, t->bed, NULL);
 
   // coupled bodies, then signed distance grids for the meshes of their geoms and the world's
   int* coupled = (int*)calloc(m->nbody, sizeof(int));
@@ -217,6 +270,13 @@ int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
     return -1;
   }
 
+  // the initial bed, which every reset writes
+  if (make_bed(t, m, d, instance, msg, sizeof(msg))) {
+    mju_warning("%s", msg);
+    terrain_free(t);
+    return -1;
+  }
+
   report_backend(t);
   d->plugin_data[instance] = (uintptr_t)t;
   return 0;
@@ -231,16 +291,7 @@ void mjg_terrain_reset(const mjModel* m, mjtNum* state, void* data, int instance
   mjgTerrain* t = (mjgTerrain*)data;
   if (!t) return;
   t->failing = 0;
-  int size = mjg_state_size(t->cap, t->nbody);
-  mju_zero(state, size);
-
-  // header
-  state[MJG_STATE_COUNT] = t->nbed;
-  state[MJG_STATE_STAMP] = 0;
-  state[MJG_STATE_LAYOUT] = MJG_STATE_VERSION;
-
-  // the initial bed at rest, no wrenches
-  memcpy(mjg_state_pos(state, t->cap), t->bed, 3 * (size_t)t->nbed * sizeof(mjtNum));
+  mjg_bed_write(t->bed, t->nbody, state);
 }
 
 // passive forces: none; the grains' impulse reaches the bodies within the step in advance
@@ -258,8 +309,6 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
   mjgTerrain* t = terrain_of(d, instance);
   if (!t) return;
   mjtNum* state = state_of(m, d, instance);
-  mjtNum* pos = mjg_state_pos(state, t->cap);
-  mjtNum* vel = mjg_state_vel(state, t->cap);
 
   // grain count from the state
   mjtNum count = state[MJG_STATE_COUNT];
@@ -282,18 +331,11 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
   int on_gpu = grn_backend(t->solver) == grnBACKEND_CUDA;
   int fresh = on_gpu && t->stamp_id && state[MJG_STATE_STAMP] == t->last_stamp &&
               n == grn_count(t->solver);
-  for (int i = 0; i < 3 * n && !fresh; i++) {
-    t->pos[i] = (float)pos[i];
-    t->vel[i] = (float)vel[i];
-    if (!isfinite(t->pos[i]) || !isfinite(t->vel[i])) {
+  if (!fresh) {
+    st = mjg_transfer_upload(t->solver, state, t->cap, t->nbody, n, t->pos, t->vel);
+    if (st == grnERR_NONFINITE) {
       advance_failed(t, d->time, "plugin_state holds a non-finite grain", grnOK);
       return;
-    }
-  }
-  if (!fresh) {
-    st = grn_set_grains(t->solver, n, t->pos, t->vel);
-    if (st == grnOK) {
-      st = grn_set_contacts(t->solver, mjg_state_contacts(state, t->cap, t->nbody));
     }
   }
 
@@ -316,24 +358,17 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
     if (st == grnOK) st = grn_set_shapes(t->solver, t->nstatic + ndyn, t->shapes);
   }
 
-  // substeps over this mj_step, then the grains and the bodies' average wrenches
+  // substeps over this mj_step, then the grains, the bodies' average wrenches and the contacts
+  // back into plugin_state
   if (st == grnOK) st = grn_advance(t->solver, nsub);
-  if (st == grnOK) st = grn_get_grains(t->solver, t->pos, t->vel);
-  if (st == grnOK) st = grn_get_wrenches(t->solver, t->wrench);
+  if (st == grnOK) {
+    st = mjg_transfer_download(t->solver, state, t->cap, t->nbody, t->pos, t->vel, t->wrench);
+  }
   if (st == grnOK && t->cfg.two_way) st = grn_get_impulse_integrals(t->solver, t->impint);
-  if (st == grnOK) st = grn_get_contacts(t->solver, mjg_state_contacts(state, t->cap, t->nbody));
   if (st != grnOK) {
     advance_failed(t, d->time, "granular solver", st);
     return;
   }
-
-  // back into plugin_state: grains and the step's average wrenches
-  for (int i = 0; i < 3 * n; i++) {
-    pos[i] = t->pos[i];
-    vel[i] = t->vel[i];
-  }
-  mjtNum* wrench = mjg_state_wrench(state, t->cap);
-  for (int i = 0; i < 6 * t->nbody; i++) wrench[i] = t->wrench[i];
   if (on_gpu) t->last_stamp = state[MJG_STATE_STAMP] = next_stamp(t);
 
   // two-way: the bodies take the grains' impulse and the motion it gave them

@@ -5,6 +5,7 @@
 
 #include <mujoco/mujoco.h>
 
+#include "bed.h"
 #include "bodies.h"
 #include "config.h"
 #include "geoms.h"
@@ -15,8 +16,9 @@ typedef struct mjgTerrain_ {
   mjgConfig cfg;            // parsed config
   int cap;                  // grain capacity
   int nbody;                // bodies in the model: wrench slots
-  int nbed;                 // grains in the initial bed
-  mjtNum* bed;              // initial bed positions                              (nbed x 3)
+  mjgBed own;               // initial bed from the fill lattice or the bed file
+  const mjgBed* settled;    // own settled (settle key), shared by the process; NULL: none
+  const mjgBed* bed;        // the bed every reset writes: settled, else &own
   grnSolver* solver;        // solver buffers; recreated when the substep or gravity change
   double solver_dt;         // substep the solver was made for [s]
   float solver_gravity[3];  // gravity the solver was made for [m/s^2]

@@ -12,8 +12,15 @@
 The layout is plugin/README.md's "plugin_state layout": a header of 4 numbers (grain count,
 gpu stamp, layout version, reserved), positions (cap x 3), velocities (cap x 3), per-body
 wrenches (nbody x 6: force, torque), then 41 numbers of opaque contact state per grain.
+
+A bed saved from a run starts later models (config key bed_file, format in plugin/README.md):
+
+    mjgranular.save_bed("bed.mjgbed", m, d)     # grains, velocities and contacts of d
+    bed = mjgranular.load_bed("bed.mjgbed")     # Bed(radius, positions, velocities, contacts)
 """
 
+import collections
+import ctypes
 import os
 import pathlib
 
@@ -25,6 +32,18 @@ HEADER = 4
 CONTACT_PER_GRAIN = 41
 LAYOUT_VERSION = 2
 PLUGIN_NAME = "mjgranular.terrain"
+
+# bed files (plugin/bedfile.h): header, then float32 positions and velocities, then optionally
+# the contact state laid out for capacity n
+BED_MAGIC = b"MJGBED\0\0"
+BED_VERSION = 1
+BED_HEADER = np.dtype([("magic", "S8"), ("version", "<u4"), ("flags", "<u4"), ("n", "<i4"),
+                       ("reserved", "<u4"), ("radius", "<f8")])
+MAX_PAIRS, MAX_SHAPE_CONTACTS = 16, 4  # the solver's contact slots per grain
+# the contact state's arrays in order: name, slots per grain, 4-byte numbers per slot, type
+CONTACT_ARRAYS = (("npair", 1, 1, "<i4"), ("nshape", 1, 1, "<i4"), ("pair", MAX_PAIRS, 1, "<i4"),
+                  ("sc_shape", MAX_SHAPE_CONTACTS, 1, "<i4"), ("pair_imp", MAX_PAIRS, 3, "<f4"),
+                  ("sc_imp", MAX_SHAPE_CONTACTS, 3, "<f4"))
 
 _loaded = None
 
@@ -50,6 +69,27 @@ def load_plugin(path=None):
     mujoco.mj_loadPluginLibrary(str(path))
     _loaded = path
     return path
+
+
+def library():
+    """The loaded plugin library as a ctypes handle (load_plugin first; never loads a second
+    copy): mjgranular_settle_runs(), mjgranular_radius(model, instance)."""
+    if _loaded is None:
+        raise RuntimeError("call mjgranular.load_plugin() first")
+    lib = ctypes.CDLL(str(_loaded), mode=os.RTLD_NOLOAD | os.RTLD_NOW)
+    lib.mjgranular_settle_runs.restype = ctypes.c_longlong
+    lib.mjgranular_settle_runs.argtypes = []
+    lib.mjgranular_radius.restype = ctypes.c_double
+    lib.mjgranular_radius.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    return lib
+
+
+def radius(model, instance=0):
+    """Grain radius [m] of terrain instance `instance`, from its config as the plugin reads it."""
+    r = library().mjgranular_radius(model._address, instance)
+    if r <= 0:
+        raise ValueError(f"plugin instance {instance} is not a valid {PLUGIN_NAME} instance")
+    return r
 
 
 class Grains:
@@ -110,3 +150,59 @@ class Grains:
 def grains(model, data, instance=0):
     """The grains of plugin instance `instance` of data, as numpy views of data.plugin_state."""
     return Grains(model, data, instance)
+
+
+Bed = collections.namedtuple("Bed", "radius positions velocities contacts")
+Bed.__doc__ = """A bed file's content: radius [m], positions and velocities (n x 3, float32),
+contacts (dict of the contact-state arrays, laid out for capacity n, slot k of grain i at
+[k, i]) or None."""
+
+
+def _contact_views(raw, cap):
+    """The contact-state arrays in `raw` (bytes laid out for capacity cap), shaped (slots, cap)
+    or (slots, cap, 3)."""
+    out, offset = {}, 0
+    for name, slots, width, dtype in CONTACT_ARRAYS:
+        count = slots * cap * width
+        a = np.frombuffer(raw, dtype=dtype, count=count, offset=offset)
+        out[name] = a.reshape((slots, cap, 3) if width == 3 else (slots, cap))
+        offset += 4 * count
+    return out
+
+
+def save_bed(path, model, data, instance=0, contacts=True):
+    """Writes the grains of `data` (terrain instance `instance`) to a bed file at `path`, for
+    the bed_file config key of later models: radius, positions, velocities and, unless
+    contacts=False, the contact state (so the bed continues as this run would have). Values are
+    the state's floats, so a model loading the file starts from exactly these grains."""
+    g = grains(model, data, instance)
+    n = g.count
+    header = np.zeros((), BED_HEADER)
+    header["magic"], header["version"] = BED_MAGIC, BED_VERSION
+    header["flags"], header["n"], header["radius"] = int(bool(contacts)), n, radius(model, instance)
+    parts = [header.tobytes(), g.positions.astype("<f4").tobytes(),
+             g.velocities.astype("<f4").tobytes()]
+    if contacts:
+        raw = np.ascontiguousarray(g.contacts).tobytes()
+        for name, a in _contact_views(raw, g.capacity).items():
+            parts.append(np.ascontiguousarray(a[:, :n]).tobytes())
+    pathlib.Path(path).write_bytes(b"".join(parts))
+
+
+def load_bed(path):
+    """Reads a bed file (as save_bed writes it) into a Bed; ValueError when it is not one."""
+    raw = pathlib.Path(path).read_bytes()
+    if len(raw) < BED_HEADER.itemsize or raw[:8] != BED_MAGIC:
+        raise ValueError(f"{path}: not a bed file")
+    h = np.frombuffer(raw, BED_HEADER, count=1)[0]
+    if h["version"] != BED_VERSION:
+        raise ValueError(f"{path}: format version {h['version']}, expected {BED_VERSION}")
+    n, flags = int(h["n"]), int(h["flags"])
+    want = BED_HEADER.itemsize + 24 * n + (328 * n if flags & 1 else 0)
+    if n < 0 or flags & ~1 or len(raw) != want:
+        raise ValueError(f"{path}: {len(raw)} bytes, the header needs {want}")
+    vec = np.frombuffer(raw, "<f4", count=6 * n, offset=BED_HEADER.itemsize).reshape(2, n, 3)
+    contacts = None
+    if flags & 1:
+        contacts = _contact_views(raw[BED_HEADER.itemsize + 24 * n:], n)
+    return Bed(float(h["radius"]), vec[0], vec[1], contacts)

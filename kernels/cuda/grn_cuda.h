@@ -30,9 +30,9 @@ cudaError_t grn_cuda_solve(const grnData* d, const grnConsts* c, cudaStream_t st
 // number of blocks grn_cuda_wrench uses for n grains (fixed by n alone, so sums are repeatable)
 int grn_cuda_wrench_blocks(int n);
 
-// force and torque on each body from the final shape impulses, summed in double in a fixed
-// order: per-block partials into part (nbody x wrench_blocks x 6), then per body into
-// out (nbody x 6)
+// force and torque on each body from the final shape impulses, summed in double into out
+// (nbody x 6): when c->ordered in a fixed order, per-block partials into part
+// (nbody x wrench_blocks x 6), then per body; else by atomic adds, in no fixed order
 cudaError_t grn_cuda_wrench(const grnData* d, const grnConsts* c, int nbody, double* part,
                             double* out, cudaStream_t stream);
 

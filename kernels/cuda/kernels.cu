@@ -150,6 +150,23 @@ __global__ void grn_k_body_dv(grnData d, grnConsts c, int nbody, const double* w
   grn_body_velocity_change(d.body_mob + 36 * b, p, d.body_dv + 6 * b);
 }
 
+// the unordered alternative to the two wrench passes above: each grain adds its contacts' force
+// and torque straight into out (nbody x 6, zeroed before) with double atomics, in whatever order
+// the threads get there
+__global__ void grn_k_wrench_atomic(grnData d, grnConsts c, double* out) {
+  int i = grn_thread_index();
+  if (i >= d.n) return;
+  for (int k = 0; k < d.nshape[i]; k++) {
+    int body = d.shapes[d.sc_shape[GRN_SLOT(k, i, d.cap)]].body;
+    if (body < 0) continue;
+    grnVec3 f, q;
+    grn_shape_contact_wrench(&d, &c, i, k, &f, &q);
+    double* w = out + 6 * body;
+    atomicAdd(w + 0, (double)f.x); atomicAdd(w + 1, (double)f.y); atomicAdd(w + 2, (double)f.z);
+    atomicAdd(w + 3, (double)q.x); atomicAdd(w + 4, (double)q.y); atomicAdd(w + 5, (double)q.z);
+  }
+}
+
 //---------------------------------- launch wrappers -----------------------------------------------
 
 // blocks covering count threads
@@ -195,6 +212,12 @@ int grn_cuda_wrench_blocks(int n) {
 cudaError_t grn_cuda_wrench(const grnData* d, const grnConsts* c, int nbody, double* part,
                             double* out, cudaStream_t stream) {
   if (nbody <= 0) return cudaSuccess;
+  if (!c->ordered) {
+    cudaError_t err = cudaMemsetAsync(out, 0, 6 * (size_t)nbody * sizeof(double), stream);
+    if (err != cudaSuccess || d->n <= 0) return err;
+    grn_k_wrench_atomic<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, *c, out);
+    return cudaGetLastError();
+  }
   int nblock = grn_cuda_wrench_blocks(d->n);
   grn_k_wrench_partial<<<nblock, GRN_CUDA_BLOCK, 0, stream>>>(*d, *c, nbody, part);
   cudaError_t err = cudaGetLastError();

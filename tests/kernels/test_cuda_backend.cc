@@ -330,6 +330,24 @@ TEST(CudaBackend, RepeatableRunToRun) {
   EXPECT_EQ(Wrenches(a.get()), Wrenches(b.get()));
 }
 
+TEST(CudaBackend, UnorderedAgreesWithOrderedToRounding) {
+  SKIP_WITHOUT_CUDA();
+  grnParams p = BedParams(), q = BedParams();
+  q.deterministic = 0;  // neighbours in walk order, wrenches by atomic adds
+  Bed bed = MakeBed(3000);
+  SolverPtr a = Load(p, grnBACKEND_CUDA, bed), b = Load(q, grnBACKEND_CUDA, bed);
+  ASSERT_TRUE(a && b);
+  ASSERT_EQ(grn_advance(a.get(), 2), grnOK);
+  ASSERT_EQ(grn_advance(b.get(), 2), grnOK);
+  Grains ga = Read(a.get()), gb = Read(b.get());
+  EXPECT_GT(MaxDiff(ga.pos, bed.pos), 1e-6);
+  EXPECT_LE(MaxDiff(ga.pos, gb.pos), 1e-6) << "positions [m]";
+  EXPECT_LE(MaxDiff(ga.vel, gb.vel), 1e-4) << "velocities [m/s]";
+  std::vector<double> wa = Wrenches(a.get()), wb = Wrenches(b.get());
+  EXPECT_GT(MaxAbs(wa), 0) << "the bodies touch grains";
+  EXPECT_LE(MaxDiff(wa, wb), 1e-4 * MaxAbs(wa) + 1e-9) << "wrenches [N, N m]";
+}
+
 TEST(CudaBackend, OutOfMemoryIsAStatus) {
   SKIP_WITHOUT_CUDA();
   grnParams p = BedParams();

@@ -1,5 +1,6 @@
 // plugin/config.c through MuJoCo: every bad config value makes model loading fail with an error
 // that names the key, and good values (defaults, white space, exponents) load.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,12 @@ TEST(Config, BadValuesAreRefusedNamingTheKey) {
     {"cyclic_z", "0 0.1 0.2", "three numbers"},
     {"cyclic_z", "0 0.015", "shorter than two grain diameters"},
     {"cyclic_z", "0.01 0.2", "fill below the range"},
+    {"settle", "-0.1", "negative settling time"},
+    {"settle", "2000", "above 1000 s"},
+    {"settle", "1s", "unit suffix"},
+    {"deterministic", "yes", "not true or false"},
+    {"deterministic", "1", "a number"},
+    {"bed_file", "/nonexistent/bed.mjgbed", "missing file"},
   };
   for (const BadValue& b : bad) {
     std::string error;
@@ -117,6 +124,9 @@ TEST(Config, GoodValuesLoad) {
     {"coupling", " two-way "},
     {"bodies", " "},
     {"cyclic_z", " 0 0.2 "},
+    {"settle", "0"},
+    {"deterministic", " false "},
+    {"deterministic", "true"},
   };
   for (const auto& [key, value] : good) {
     std::string error;
@@ -134,6 +144,37 @@ TEST(Config, CountGivesCapacityBeyondTheBed) {
   EXPECT_EQ(g.cap, 5000);
   EXPECT_LT(g.n(), 5000);
   EXPECT_GT(g.n(), 0);
+}
+
+// 1 if every grain's grain contacts in the state are in increasing partner order
+bool PartnersSorted(const mjModel* m, mjData* d) {
+  auto g = mjg_test::GrainsOf(m, d);
+  const int* c = (const int*)(g.state + mjg_test::kHeader + 6 * g.cap + 6 * m->nbody);
+  const int *npair = c, *pair = c + 2 * g.cap;  // counts, shape counts, then slot-major partners
+  for (int i = 0; i < g.n(); i++) {
+    for (int k = 1; k < npair[i]; k++) {
+      if (pair[(size_t)k * g.cap + i] < pair[(size_t)(k - 1) * g.cap + i]) return false;
+    }
+  }
+  return true;
+}
+
+TEST(Config, DeterministicKeyReachesTheSolver) {
+  // a poured, settled bed: random packing, so some hash cells hold two grains, which the walk
+  // meets in the reverse of their insertion order
+  std::map<std::string, std::string> config = {
+      {"fill", "-0.04 -0.04 0.005  0.04 0.04 0.06"}, {"radius", "0.004"}, {"spacing", "3"},
+      {"settle", "0.3"}, {"backend", "cpu"}};
+  for (const char* value : {"true", "false"}) {
+    config["deterministic"] = value;
+    std::string error;
+    auto m = LoadXml(TerrainXml(config, mjg_test::WalledBox(0.045)), &error);
+    ASSERT_TRUE(m) << error;
+    mjg_test::DataPtr d(mj_makeData(m.get()));
+    for (int k = 0; k < 5; k++) mj_step(m.get(), d.get());
+    // true: sorted by partner; false: in the hash walk's order, unsorted somewhere
+    EXPECT_EQ(PartnersSorted(m.get(), d.get()), std::string(value) == "true") << value;
+  }
 }
 
 TEST(Config, UnknownKeyIsRefused) {

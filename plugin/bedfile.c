@@ -1,0 +1,176 @@
+// reading bed files (format in bedfile.h): the header first, checked against the file's size, then
+// the grains, each number decoded from little-endian bytes so the format is the same on every host.
+#include "bedfile.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "granular.h"
+
+static const char kMagic[8] = {'M', 'J', 'G', 'B', 'E', 'D', 0, 0};
+
+//---------------------------------- little-endian decoding ----------------------------------------
+
+static uint32_t le32(const unsigned char* b) {
+  return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+static float lef32(const unsigned char* b) {
+  uint32_t u = le32(b);
+  float f;
+  memcpy(&f, &u, sizeof(f));
+  return f;
+}
+
+static double lef64(const unsigned char* b) {
+  uint64_t u = (uint64_t)le32(b) | (uint64_t)le32(b + 4) << 32;
+  double f;
+  memcpy(&f, &u, sizeof(f));
+  return f;
+}
+
+//---------------------------------- header --------------------------------------------------------
+
+// expected size in bytes of a file with this header
+static long long file_bytes(const mjgBedFileInfo* info) {
+  long long n = info->n;
+  return MJG_BEDFILE_HEADER + 24 * n + (info->has_contacts ? MJG_BEDFILE_CONTACT * n : 0);
+}
+
+// open path, read and check its header; the stream is left after the header. NULL with why
+static FILE* open_bed(const char* path, mjgBedFileInfo* info, char* why, int size) {
+  FILE* f = fopen(path, "rb");
+  if (!f) {
+    snprintf(why, size, "cannot open the file: %s (a relative path is taken from the current "
+             "working directory)", strerror(errno));
+    return NULL;
+  }
+  unsigned char h[MJG_BEDFILE_HEADER];
+  size_t got = fread(h, 1, sizeof(h), f);
+  if (got >= 8 && memcmp(h, kMagic, 8)) {
+    snprintf(why, size, "not a bed file (it does not start with MJGBED)");
+  } else if (got < sizeof(h)) {
+    snprintf(why, size, "truncated: %zu bytes, shorter than the %d-byte header", got,
+             MJG_BEDFILE_HEADER);
+  } else if (le32(h + 8) != MJG_BEDFILE_VERSION) {
+    snprintf(why, size, "format version %u, this plugin reads version %d", le32(h + 8),
+             MJG_BEDFILE_VERSION);
+  } else if (le32(h + 12) & ~1u) {
+    snprintf(why, size, "unknown flags 0x%x", le32(h + 12));
+  } else if ((int32_t)le32(h + 16) < 0) {
+    snprintf(why, size, "negative grain count %d", (int32_t)le32(h + 16));
+  } else if (!(lef64(h + 24) > 0) || !isfinite(lef64(h + 24))) {
+    snprintf(why, size, "grain radius %g is not a positive number", lef64(h + 24));
+  } else {
+    info->has_contacts = (int)(le32(h + 12) & 1u);
+    info->n = (int32_t)le32(h + 16);
+    info->radius = lef64(h + 24);
+
+    // the size the header promises
+    long long want = file_bytes(info), have = -1;
+    if (fseek(f, 0, SEEK_END) == 0) have = ftell(f);
+    if (have != want || fseek(f, MJG_BEDFILE_HEADER, SEEK_SET) != 0) {
+      snprintf(why, size, "%s: %lld bytes, the header's %d grains%s need %lld",
+               have < want ? "truncated" : "too long", have, info->n,
+               info->has_contacts ? " with contact state" : "", want);
+    } else {
+      return f;
+    }
+  }
+  fclose(f);
+  return NULL;
+}
+
+int mjg_bedfile_info(const char* path, mjgBedFileInfo* info, char* why, int size) {
+  FILE* f = open_bed(path, info, why, size);
+  if (!f) return -1;
+  fclose(f);
+  return 0;
+}
+
+//---------------------------------- grains --------------------------------------------------------
+
+// read 3 n float32 into out as mjtNum; -1 with why when short or not finite
+static int read_vectors(FILE* f, int n, const char* what, mjtNum* out, char* why, int size) {
+  enum { kChunk = 4096 };  // grains per read
+  unsigned char buf[12 * kChunk];
+  for (int first = 0; first < n; first += kChunk) {
+    int count = n - first < kChunk ? n - first : kChunk;
+    if (fread(buf, 12, count, f) != (size_t)count) {
+      snprintf(why, size, "truncated while reading the %s", what);
+      return -1;
+    }
+    for (int i = 0; i < 3 * count; i++) {
+      float v = lef32(buf + 4 * i);
+      if (!isfinite(v)) {
+        snprintf(why, size, "the %s of grain %d is not finite", what, first + i / 3);
+        return -1;
+      }
+      out[3 * first + i] = v;
+    }
+  }
+  return 0;
+}
+
+// read the contact state of n grains (layout for capacity n) into out, laid out for capacity cap
+static int read_contacts(FILE* f, int n, int cap, mjtNum* out, char* why, int size) {
+  size_t bytes = (size_t)MJG_BEDFILE_CONTACT * n;
+  unsigned char* raw = (unsigned char*)malloc(bytes ? bytes : 1);
+  if (!raw) {
+    snprintf(why, size, "out of memory for the contact state of %d grains", n);
+    return -1;
+  }
+  if (fread(raw, 1, bytes, f) != bytes) {
+    free(raw);
+    snprintf(why, size, "truncated while reading the contact state");
+    return -1;
+  }
+  // every 4-byte number to host order in place (int32 and float32 alike)
+  for (size_t i = 0; i < bytes; i += 4) {
+    uint32_t u = le32(raw + i);
+    memcpy(raw + i, &u, 4);
+  }
+  grnStatus st = n ? grn_convert_contacts(raw, n, out, cap, n) : grnOK;
+  free(raw);
+  if (st != grnOK) {
+    snprintf(why, size, "the contact state lists more contacts per grain than the solver's slots");
+    return -1;
+  }
+  return 0;
+}
+
+int mjg_bedfile_read(const char* path, int cap, double radius, mjgBed* bed, char* why,
+                     int size) {
+  memset(bed, 0, sizeof(*bed));
+  mjgBedFileInfo info;
+  FILE* f = open_bed(path, &info, why, size);
+  if (!f) return -1;
+  int fail = 0;
+  if (info.n > cap) {
+    snprintf(why, size, "holds %d grains, more than the capacity %d (key 'count')", info.n, cap);
+    fail = 1;
+  } else if (fabs(info.radius - radius) > 1e-6 * radius) {
+    snprintf(why, size, "holds grains of radius %.9g m, but key 'radius' is %.9g m", info.radius,
+             radius);
+    fail = 1;
+  } else if (mjg_bed_alloc(bed, cap, info.has_contacts)) {
+    snprintf(why, size, "out of memory for %d grains", cap);
+    fail = 1;
+  }
+  if (!fail) {
+    fail = read_vectors(f, info.n, "position", bed->pos, why, size) ||
+           read_vectors(f, info.n, "velocity", bed->vel, why, size) ||
+           (info.has_contacts && read_contacts(f, info.n, cap, bed->contacts, why, size));
+  }
+  fclose(f);
+  if (fail) {
+    mjg_bed_free(bed);
+    return -1;
+  }
+  bed->n = info.n;
+  return 0;
+}

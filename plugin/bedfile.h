@@ -1,0 +1,46 @@
+// initial beds saved from earlier runs (the `bed_file` key): a small versioned binary format,
+// written by save_bed in scripts/mjgranular.py and read here. All numbers little-endian:
+//
+//   offset       size     content
+//   0            8        magic "MJGBED" followed by two zero bytes
+//   8            4        uint32 format version (MJG_BEDFILE_VERSION)
+//   12           4        uint32 flags: bit 0 set when a contact state follows the velocities
+//   16           4        int32 grain count n >= 0
+//   20           4        uint32 reserved, 0
+//   24           8        float64 grain radius [m]
+//   32           12 n     float32 positions (n x 3), world frame [m]
+//   32 + 12 n    12 n     float32 velocities (n x 3), world frame [m/s]
+//   32 + 24 n    328 n    contact state (flag bit 0): the solver's contact layout for capacity n,
+//                         slot k of grain i at k n + i: int32 npair (n), nshape (n),
+//                         pair (16 x n), sc_shape (4 x n); float32 pair_imp (16 x n x 3),
+//                         sc_imp (4 x n x 3)
+//
+// The file ends there; a longer or shorter file is refused.
+#ifndef MJGRANULAR_PLUGIN_BEDFILE_H_
+#define MJGRANULAR_PLUGIN_BEDFILE_H_
+
+#include "bed.h"
+
+#define MJG_BEDFILE_VERSION 1
+#define MJG_BEDFILE_HEADER 32     // bytes before the positions
+#define MJG_BEDFILE_CONTACT 328   // bytes of contact state per grain
+
+// what a bed file's header says
+typedef struct mjgBedFileInfo_ {
+  int n;                    // grains
+  double radius;            // grain radius [m]
+  int has_contacts;         // 1: a contact state follows the velocities
+} mjgBedFileInfo;
+
+// Read and check the header of the bed file at path, and the file's size against it. On failure
+// return -1 with the cause in why (missing file, not a bed file, unknown version, truncated, ...).
+int mjg_bedfile_info(const char* path, mjgBedFileInfo* info, char* why, int why_size);
+
+// Read the bed file at path into bed (allocated here for capacity cap, with a contact state when
+// the file has one; free with mjg_bed_free). Refused with -1 and the cause in why: anything
+// mjg_bedfile_info refuses, more grains than cap, a radius other than radius (relative 1e-6),
+// a non-finite position or velocity, a contact count beyond the slots.
+int mjg_bedfile_read(const char* path, int cap, double radius, mjgBed* bed, char* why,
+                     int why_size);
+
+#endif  // MJGRANULAR_PLUGIN_BEDFILE_H_

@@ -1,0 +1,197 @@
+// cpu cost of moving the grains between plugin_state and the solver, per mj_step, against the
+// cost of a whole step. What the plugin's advance does each step (plugin/transfer.c, compiled in):
+//   upload:   plugin_state (mjtNum) -> float staging, grn_set_grains, grn_set_contacts
+//   download: grn_get_grains, grn_get_wrenches, grn_get_contacts, float -> plugin_state
+//   step:     upload, grn_set_shapes, grn_advance over the substeps, download
+// each transfer item (and its parts: the conversions and the solver calls, timed alone) `reps`
+// times and the whole step `steps` times, on a resting bed with its contacts, items interleaved;
+// the fastest and the median call of each (on a loaded machine the fastest is the least
+// disturbed).
+//
+//   bench_state [--grains 50000] [--settle 600] [--reps 50] [--steps 10] [--substeps 4]
+//   thread count: OMP_NUM_THREADS
+#define _DEFAULT_SOURCE  // getloadavg, clock_gettime
+#include <omp.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "bench_bed.h"
+#include "state.h"
+#include "transfer.h"
+
+#define NBODY 2                   // wrench slots: the world and one body
+#define MAX_REPS 1000
+
+typedef struct Options_ {
+  int grains;                 // grains in the bed (and capacity)
+  int settle;                 // substeps settling the bed
+  int reps;                   // timed calls per transfer item
+  int steps;                  // timed whole steps
+  int substeps;               // substeps per step (opt.timestep 2 ms / timestep 5e-4 s: 4)
+} Options;
+
+static int parse_args(int argc, char** argv, Options* o) {
+  *o = (Options){50000, 600, 50, 10, 4};
+  for (int i = 1; i + 1 < argc; i += 2) {
+    char* end;
+    long v = strtol(argv[i + 1], &end, 10);
+    if (*end || v < 1) return 0;
+    if (!strcmp(argv[i], "--grains")) o->grains = (int)v;
+    else if (!strcmp(argv[i], "--settle")) o->settle = (int)v;
+    else if (!strcmp(argv[i], "--reps")) o->reps = (int)(v < MAX_REPS ? v : MAX_REPS);
+    else if (!strcmp(argv[i], "--steps")) o->steps = (int)(v < MAX_REPS ? v : MAX_REPS);
+    else if (!strcmp(argv[i], "--substeps")) o->substeps = (int)v;
+    else return 0;
+  }
+  return argc % 2 == 1;
+}
+
+static int compare_doubles(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+// sorts ms; its median
+static double median(double* ms, int n) {
+  qsort(ms, n, sizeof(double), compare_doubles);
+  return ms[n / 2];
+}
+
+// everything one timed item needs
+typedef struct Bench_ {
+  grnSolver* solver;
+  mjtNum* state;              // one instance's plugin_state block
+  int cap, n, substeps;
+  float *pos, *vel;           // staging (cap x 3)
+  double* wrench;             // staging (NBODY x 6)
+  grnShape walls[BENCH_NWALL];
+} Bench;
+
+typedef enum Item_ {
+  UPLOAD = 0, NARROW, SET_GRAINS, SET_CONTACTS, DOWNLOAD, GET_GRAINS, GET_CONTACTS, WIDEN, STEP,
+  NITEM
+} Item;
+
+static const char* kNames[NITEM] = {
+  "upload", "  mjtNum -> float", "  grn_set_grains", "  grn_set_contacts", "download",
+  "  grn_get_grains", "  grn_get_contacts", "  float -> mjtNum", "whole step"};
+
+// one call of an item; its status
+static grnStatus run(Bench* b, Item item) {
+  grnStatus st = grnOK;
+  switch (item) {
+    case UPLOAD:
+      return mjg_transfer_upload(b->solver, b->state, b->cap, NBODY, b->n, b->pos, b->vel);
+    case NARROW:
+      mjg_transfer_narrow(b->state, b->cap, b->n, b->pos, b->vel);
+      return grnOK;
+    case WIDEN:
+      mjg_transfer_widen(b->pos, b->vel, b->n, b->state, b->cap);
+      return grnOK;
+    case SET_GRAINS:
+      return grn_set_grains(b->solver, b->n, b->pos, b->vel);
+    case SET_CONTACTS:
+      return grn_set_contacts(b->solver, mjg_state_contacts(b->state, b->cap, NBODY));
+    case DOWNLOAD:
+      return mjg_transfer_download(b->solver, b->state, b->cap, NBODY, b->pos, b->vel, b->wrench);
+    case GET_GRAINS:
+      return grn_get_grains(b->solver, b->pos, b->vel);
+    case GET_CONTACTS:
+      return grn_get_contacts(b->solver, mjg_state_contacts(b->state, b->cap, NBODY));
+    case STEP:
+      st = mjg_transfer_upload(b->solver, b->state, b->cap, NBODY, b->n, b->pos, b->vel);
+      if (st == grnOK) st = grn_set_shapes(b->solver, BENCH_NWALL, b->walls);
+      if (st == grnOK) st = grn_advance(b->solver, b->substeps);
+      if (st == grnOK) {
+        st = mjg_transfer_download(b->solver, b->state, b->cap, NBODY, b->pos, b->vel,
+                                   b->wrench);
+      }
+      return st;
+    case NITEM:
+      break;
+  }
+  return grnERR_ARG;
+}
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!parse_args(argc, argv, &o)) {
+    fprintf(stderr, "usage: bench_state [--grains 50000] [--settle 600] [--reps 50] "
+                    "[--steps 10] [--substeps 4]\n");
+    return 2;
+  }
+  Bench b;
+  memset(&b, 0, sizeof(b));
+  b.cap = b.n = o.grains;
+  b.substeps = o.substeps;
+  grnParams p;
+  grn_default_params(&p);
+  p.capacity = b.cap;
+  p.max_bodies = NBODY;
+  int nthread = omp_get_max_threads();
+  size_t state_size = mjg_state_size(b.cap, NBODY);
+  printf("mjgranular state upload / download, cpu backend: %d grains, %d openmp threads, "
+         "%d substeps per step\nplugin_state block: %zu mjtNums (%.1f MB), of which contact "
+         "state %.1f MB\n", b.n, nthread, b.substeps, state_size, state_size * 8e-6,
+         mjg_state_contact_size(b.cap) * 8e-6);
+  bench_print_load("before", omp_get_num_procs());
+
+  // a resting bed, its contacts made by a few steps, in the state
+  b.state = calloc(state_size, sizeof(mjtNum));
+  b.pos = malloc(3 * (size_t)b.cap * sizeof(float));
+  b.vel = malloc(3 * (size_t)b.cap * sizeof(float));
+  b.wrench = calloc(6 * NBODY, sizeof(double));
+  if (!b.state || !b.pos || !b.vel || !b.wrench) return 1;
+  if (bench_settled_bed(&p, b.n, o.settle, 1, b.pos, b.vel)) return 1;
+  bench_container(b.n, p.radius, p.friction, b.walls);
+  grnStatus st = grn_create(&p, grnBACKEND_CPU, &b.solver);
+  if (st == grnOK) st = grn_set_grains(b.solver, b.n, b.pos, b.vel);
+  if (st == grnOK) st = grn_set_shapes(b.solver, BENCH_NWALL, b.walls);
+  if (st == grnOK) st = grn_advance(b.solver, b.substeps);
+  b.state[MJG_STATE_COUNT] = b.n;
+  if (st == grnOK) {
+    st = mjg_transfer_download(b.solver, b.state, b.cap, NBODY, b.pos, b.vel, b.wrench);
+  }
+  if (st != grnOK) {
+    fprintf(stderr, "bench_state: %s\n", grn_status_string(st));
+    return 1;
+  }
+
+  // each item reps times (the step: steps times), interleaved so that other load falls on all
+  static double ms[NITEM][MAX_REPS];
+  int count[NITEM] = {0};
+  for (int r = 0; r < o.reps; r++) {
+    for (int item = 0; item < NITEM; item++) {
+      if (item == STEP && r >= o.steps) continue;
+      // the solver calls alone need the solver in the state the plugin leaves it
+      if (item == SET_CONTACTS) run(&b, SET_GRAINS);
+      double t0 = bench_now();
+      st = run(&b, (Item)item);
+      ms[item][count[item]++] = 1e3 * (bench_now() - t0);
+      if (st != grnOK) {
+        fprintf(stderr, "bench_state: %s: %s\n", kNames[item], grn_status_string(st));
+        return 1;
+      }
+    }
+  }
+  double med[NITEM], low[NITEM];
+  for (int item = 0; item < NITEM; item++) {
+    med[item] = median(ms[item], count[item]);
+    low[item] = ms[item][0];
+  }
+
+  printf("\n%-26s  %10s  %10s  %12s\n", "per mj_step", "fastest ms", "median ms",
+         "of the step");
+  for (int item = 0; item < NITEM; item++) {
+    printf("%-26s  %10.3f  %10.3f  %11.1f%%\n", kNames[item], low[item], med[item],
+           100 * low[item] / low[STEP]);
+  }
+  double both = low[UPLOAD] + low[DOWNLOAD];
+  printf("upload + download: %.3f ms per step (fastest calls), %.1f%% of the fastest whole step "
+         "(%d calls per transfer item, %d steps)\n", both, 100 * both / low[STEP], o.reps,
+         o.steps);
+  bench_print_load("after", omp_get_num_procs());
+  grn_destroy(b.solver);
+  free(b.state), free(b.pos), free(b.vel), free(b.wrench);
+  return 0;
+}

@@ -1,0 +1,119 @@
+"""Initial beds from Python (CPU backend): a bed settled at load (config key settle) is saved with
+mjgranular.save_bed, a new model starts from it (config key bed_file) with exactly the saved
+grains, and continues as the saved run did, bit for bit.
+
+Uses the library at $MJGRANULAR_PLUGIN or build/plugin/libmjgranular.so (scripts/build.sh).
+"""
+
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import mujoco
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
+import mjgranular  # noqa: E402
+
+WORLD = """
+    <geom name="floor" type="plane" size="0.3 0.3 0.05"/>
+    <geom type="box" pos=" 0.05 0 0.04" size="0.01 0.06 0.04"/>
+    <geom type="box" pos="-0.05 0 0.04" size="0.01 0.06 0.04"/>
+    <geom type="box" pos="0  0.05 0.04" size="0.06 0.01 0.04"/>
+    <geom type="box" pos="0 -0.05 0.04" size="0.06 0.01 0.04"/>
+"""
+
+
+def scene(keys):
+    config = "".join(f'<config key="{k}" value="{v}"/>' for k, v in keys.items())
+    return f"""
+<mujoco>
+  <option timestep="0.002"/>
+  <extension>
+    <plugin plugin="mjgranular.terrain">
+      <instance name="sand">{config}<config key="backend" value="cpu"/></instance>
+    </plugin>
+  </extension>
+  <worldbody><plugin instance="sand"/>{WORLD}</worldbody>
+</mujoco>
+"""
+
+
+SETTLED = {"fill": "-0.04 -0.04 0.005  0.04 0.04 0.06", "radius": "0.004", "spacing": "3",
+           "seed": "7", "settle": "0.4"}
+
+
+@pytest.fixture(scope="module")
+def settled():
+    mjgranular.load_plugin()
+    return mujoco.MjModel.from_xml_string(scene(SETTLED))
+
+
+def test_settled_bed_is_at_rest_and_settles_once(settled):
+    runs = mjgranular.library().mjgranular_settle_runs()
+    d = mujoco.MjData(settled)
+    d2 = mujoco.MjData(settled)
+    assert mjgranular.library().mjgranular_settle_runs() == runs, "a new MjData settled again"
+    g = mjgranular.grains(settled, d)
+    assert g.count > 150
+    assert np.linalg.norm(g.velocities, axis=1).max() < 1e-3
+    assert g.positions[:, 2].min() > 0.004 * 0.99  # on the floor, not in it
+    assert np.array_equal(d.plugin_state, d2.plugin_state)
+    mujoco.mj_step(settled, d)
+    mujoco.mj_resetData(settled, d)
+    assert np.array_equal(d.plugin_state, d2.plugin_state)
+
+
+def test_saved_bed_starts_a_new_model_exactly(settled, tmp_path):
+    d = mujoco.MjData(settled)
+    for _ in range(10):  # moving a little: velocities are part of the check
+        mujoco.mj_step(settled, d)
+    path = tmp_path / "bed.mjgbed"
+    mjgranular.save_bed(path, settled, d)
+    g = mjgranular.grains(settled, d)
+
+    bed = mjgranular.load_bed(path)
+    assert bed.radius == pytest.approx(0.004)
+    assert np.array_equal(bed.positions, g.positions) and np.array_equal(bed.velocities,
+                                                                         g.velocities)
+    assert np.abs(bed.velocities).max() > 0
+    assert bed.contacts["npair"].shape == (1, g.count) and bed.contacts["npair"].max() > 0
+
+    m = mujoco.MjModel.from_xml_string(scene({"bed_file": path, "radius": "0.004"}))
+    e = mujoco.MjData(m)
+    h = mjgranular.grains(m, e)
+    assert h.capacity == g.count == h.count
+    assert np.array_equal(h.positions, g.positions)
+    assert np.array_equal(h.velocities, g.velocities)
+    assert np.array_equal(h.contacts, g.contacts)
+
+    # both continue alike, bit for bit
+    for _ in range(20):
+        mujoco.mj_step(settled, d)
+        mujoco.mj_step(m, e)
+    assert np.array_equal(h.state, g.state)
+
+
+def test_bed_without_contacts(settled, tmp_path):
+    d = mujoco.MjData(settled)
+    path = tmp_path / "plain.mjgbed"
+    mjgranular.save_bed(path, settled, d, contacts=False)
+    assert mjgranular.load_bed(path).contacts is None
+    m = mujoco.MjModel.from_xml_string(scene({"bed_file": path, "radius": "0.004"}))
+    h = mjgranular.grains(m, mujoco.MjData(m))
+    assert np.array_equal(h.positions, mjgranular.grains(settled, d).positions)
+    assert not h.contacts.any()
+
+
+def test_bad_bed_file_is_refused(settled, tmp_path):
+    d = mujoco.MjData(settled)
+    path = tmp_path / "bed.mjgbed"
+    mjgranular.save_bed(path, settled, d)
+    with pytest.raises(ValueError, match="config key 'bed_file'.*radius"):
+        mujoco.MjModel.from_xml_string(scene({"bed_file": path, "radius": "0.005"}))
+    path.write_bytes(path.read_bytes()[:-4])
+    with pytest.raises(ValueError, match="config key 'bed_file'.*truncated"):
+        mujoco.MjModel.from_xml_string(scene({"bed_file": path, "radius": "0.004"}))
+    with pytest.raises(ValueError, match="bytes"):
+        mjgranular.load_bed(path)
