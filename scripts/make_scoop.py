@@ -1,4 +1,4 @@
-"""Writes the scoop mesh of models/scoop.xml: a closed, consistently oriented triangle mesh (OBJ).
+"""Writes the scoop meshes of the scenes: closed, consistently oriented triangle meshes (OBJ).
 
 The scoop is a bucket open at the front (+x) and the top (+z): a bottom plate and a back plate
 joined by a rounded heel, closed on both sides by side plates. All walls have the same thickness.
@@ -7,6 +7,7 @@ enclosed volume is positive (outward normals); the script checks both before wri
 
   python3 scripts/make_scoop.py                     # writes models/assets/scoop.obj
   python3 scripts/make_scoop.py --check             # exit 1 if the committed file differs
+  python3 scripts/make_scoop.py --preset franka     # the Panda's scoop, models/assets/franka_scoop.obj
   python3 scripts/make_scoop.py --out /tmp/s.obj --length 0.12 --segments 16
 
 Only the Python standard library is used. Lengths are in metres, in the scoop's own frame:
@@ -19,7 +20,12 @@ import os
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_OUT = os.path.join(ROOT, "models", "assets", "scoop.obj")
+
+# per scene: the OBJ it loads and the scoop's size [m] (length, width, height, wall, heel, segments)
+PRESETS = {
+    "scoop": ("models/scoop.xml", "scoop.obj", (0.10, 0.08, 0.05, 0.004, 0.02, 8)),
+    "franka": ("models/franka_excavation.xml", "franka_scoop.obj", (0.12, 0.10, 0.06, 0.005, 0.025, 8)),
+}
 
 
 def profile(length, height, wall, heel, segments):
@@ -166,7 +172,7 @@ def check(mesh):
 
 def obj_text(mesh, args):
   lines = [
-      "# scoop for models/scoop.xml, written by scripts/make_scoop.py (do not edit)",
+      f"# scoop for {args.scene}, written by scripts/make_scoop.py (do not edit)",
       f"# length {args.length} m, width {args.width} m, height {args.height} m, wall {args.wall} m,"
       f" heel radius {args.heel} m, {args.segments} heel segments",
       f"# {len(mesh.verts)} vertices, {len(mesh.faces)} triangles, closed, outward normals,"
@@ -179,15 +185,23 @@ def obj_text(mesh, args):
 
 def main():
   p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-  p.add_argument("--out", default=DEFAULT_OUT, help="OBJ file to write")
-  p.add_argument("--length", type=float, default=0.10, help="front to back [m] (0.10)")
-  p.add_argument("--width", type=float, default=0.08, help="side to side [m] (0.08)")
-  p.add_argument("--height", type=float, default=0.05, help="bottom to top [m] (0.05)")
-  p.add_argument("--wall", type=float, default=0.004, help="wall thickness [m] (0.004)")
-  p.add_argument("--heel", type=float, default=0.02, help="outer heel radius [m] (0.02)")
-  p.add_argument("--segments", type=int, default=8, help="segments of the heel arc (8)")
+  p.add_argument("--preset", choices=sorted(PRESETS), default="scoop",
+                 help="scene whose scoop to write: its file and size (scoop)")
+  p.add_argument("--out", help="OBJ file to write (the preset's under models/assets)")
+  p.add_argument("--length", type=float, help="front to back [m]")
+  p.add_argument("--width", type=float, help="side to side [m]")
+  p.add_argument("--height", type=float, help="bottom to top [m]")
+  p.add_argument("--wall", type=float, help="wall thickness [m]")
+  p.add_argument("--heel", type=float, help="outer heel radius [m]")
+  p.add_argument("--segments", type=int, help="segments of the heel arc")
   p.add_argument("--check", action="store_true", help="compare with --out instead of writing")
   args = p.parse_args()
+  args.scene, obj, size = PRESETS[args.preset]
+  if args.out is None:
+    args.out = os.path.join(ROOT, "models", "assets", obj)
+  for name, value in zip(("length", "width", "height", "wall", "heel", "segments"), size):
+    if getattr(args, name) is None:
+      setattr(args, name, value)
   if not (0 < args.wall < args.heel < min(args.length, args.height) and
           2 * args.wall < args.width and args.segments >= 1):
     sys.exit("make_scoop: need 0 < wall < heel < length, height; 2 wall < width; segments >= 1")

@@ -1,0 +1,139 @@
+"""The Franka excavation scene (scripts/franka_scene.py) and its dig (scripts/excavate.py).
+
+- the composed scene loads and steps on the quick bed: the Menagerie Panda with the scoop welded
+  to its flange, joint velocity actuators, the scoop coupled with the sand;
+- the bucket's inner volume test against points placed in the bucket's own frame;
+- two-way coupling, statics: a scoop held still with grains poured into it needs joint torques
+  that exceed those of the empty scoop by J(c)^T m g (the grains' weight at their centre);
+- `excavate.py --quick` picks up grains (more than zero in the scoop after the lift).
+
+Needs the Panda's packages (scripts/setup.sh) and the plugin ($MJGRANULAR_PLUGIN or
+build/plugin/libmjgranular.so).
+"""
+
+import json
+import math
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import mujoco
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import excavate  # noqa: E402
+import franka_scene  # noqa: E402
+import mjgranular  # noqa: E402
+
+P = franka_scene.PREFIX
+
+
+@pytest.fixture(scope="module")
+def quick():
+    mjgranular.load_plugin()
+    spec, _ = franka_scene.build("quick")
+    return spec, spec.compile()
+
+
+def test_quick_scene_loads_and_steps(quick):
+    spec, m = quick
+    d = mujoco.MjData(m)
+    g = mjgranular.grains(m, d)
+    assert g.count == 5460
+    # the Panda's 7 hinges, each with a velocity servo; the scoop welded to the flange
+    assert m.njnt == 7 and m.nu == 7
+    assert all(m.jnt_type[j] == mujoco.mjtJoint.mjJNT_HINGE for j in range(7))
+    assert np.all(m.actuator_biastype == mujoco.mjtBias.mjBIAS_AFFINE)
+    assert np.all(m.actuator_gainprm[:, 0] == -m.actuator_biasprm[:, 2])   # velocity servos
+    scoop = m.body(franka_scene.SCOOP)
+    assert m.body(scoop.parentid[0]).name == P + "attachment"
+    assert spec.plugins[0].config["bodies"] == franka_scene.SCOOP
+    # a joint velocity command moves the joint; the grains stay finite
+    d.ctrl[1] = 0.2
+    for _ in range(25):
+        mujoco.mj_step(m, d)
+    assert d.qvel[1] == pytest.approx(0.2, rel=0.1)
+    assert np.isfinite(g.positions).all()
+    assert g.positions[:, 2].min() > 0.0
+    assert d.sensor("scoop_wrench").data.shape == (6,)
+
+
+def test_in_bucket_matches_the_buckets_inner_volume(quick):
+    _, m = quick
+    d = mujoco.MjData(m)
+    d.qpos[:7] = excavate.POSTURE
+    mujoco.mj_forward(m, d)
+    site = m.site(P + "bucket").id
+    rot = d.site_xmat[site].reshape(3, 3)
+    L, W, H, t, r = excavate.LENGTH, excavate.WIDTH, excavate.HEIGHT, excavate.WALL, excavate.HEEL
+    # points in the bucket frame, and whether each lies in the inner volume
+    cases = [((0.06, 0.0, 0.03), True), ((0.115, 0.04, 0.055), True),
+             ((0.06, 0.0, 0.003), False),            # in the bottom plate
+             ((0.003, 0.0, 0.04), False),            # in the back plate
+             ((0.06, 0.048, 0.03), False),           # in a side plate
+             ((0.06, 0.0, 0.065), False),            # above the rim
+             ((0.125, 0.0, 0.03), False),            # in front of the lip
+             ((0.008, 0.0, 0.008), False),           # behind the heel's inner arc
+             ((r, 0.0, r - (r - t) + 0.001), True)]  # just inside the heel's arc, under its centre
+    local = np.array([p for p, _ in cases])
+    world = d.site_xpos[site] + local @ rot.T
+    inside = excavate.in_bucket(m, d, world)
+    assert list(inside) == [expected for _, expected in cases]
+    assert (L, W, H) == (0.12, 0.10, 0.06)
+
+
+def hold_torque(spec, pose, seconds):
+    """Mean joint torque over the last 0.15 s of holding the bucket still at `pose`, and the
+    model, data and mean J^T m g of the grains in the bucket over that time."""
+    m = spec.compile()
+    d = mujoco.MjData(m)
+    controller = excavate.Controller(m, P + "centre")
+    path = excavate.Path(None, seconds)
+    path.knots = [(0.0, "hold", pose), (seconds, "hold", pose)]
+    controller.place(d, np.array([pose[0], 0.0, pose[1]]), excavate.pitch_matrix(pose[2]))
+    grain_mass = 2500 * 4 / 3 * math.pi * 0.004 ** 3
+    run = excavate.Dig(m, d, controller, path, grain_mass)
+    while d.time < seconds - 1e-9:
+        run.step()
+    span = (seconds - 0.15, seconds)
+    return (excavate.mean_over(run.rows, "qfrc", span), excavate.mean_over(run.rows, "count", span),
+            excavate.mean_over(run.rows, "weight_torque", span))
+
+
+def test_held_scoop_of_grains_needs_their_weight_in_joint_torque():
+    mjgranular.load_plugin()
+    pose = (0.55, 0.25, 0.0)   # bucket middle x, z [m], pitch [deg]: level, above the box
+    # where the bucket's inner volume is at that pose: fill it with a loose lattice of grains
+    spec, _ = franka_scene.build("empty")
+    m = spec.compile()
+    d = mujoco.MjData(m)
+    excavate.Controller(m, P + "centre").place(d, np.array([pose[0], 0.0, pose[1]]),
+                                              excavate.pitch_matrix(0.0))
+    site = m.site(P + "bucket").id
+    lo = d.site_xpos[site] + np.array([excavate.HEEL, -0.04, excavate.WALL + 0.001])
+    hi = d.site_xpos[site] + np.array([excavate.LENGTH - 0.004, 0.04, 0.05])
+    config = dict(spec.plugins[0].config)
+    del config["count"]
+    config["fill"] = " ".join(f"{v:.4f}" for v in (*lo, *hi))
+    spec.plugins[0].config = config
+    full, grains, expected = hold_torque(spec, pose, 0.5)
+    spec, _ = franka_scene.build("empty")
+    empty, none, _ = hold_torque(spec, pose, 0.5)
+    assert none == 0 and grains > 100
+    measured = full - empty
+    # within 15% of the weight's torque, over the joints the weight loads
+    assert np.linalg.norm(measured - expected) < 0.15 * np.linalg.norm(expected)
+    assert np.linalg.norm(expected) > 0.5
+
+
+def test_excavate_quick_picks_up_grains(tmp_path):
+    env = dict(os.environ, OMP_WAIT_POLICY="passive")
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "excavate.py"), "--quick",
+                    "--no-media", "--out", str(tmp_path)], check=True, env=env, timeout=3000)
+    summary = json.loads((tmp_path / "excavate.json").read_text())
+    assert summary["grains"] == 5460
+    assert summary["in_scoop_after_lift"] > 0
