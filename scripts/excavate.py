@@ -353,6 +353,7 @@ def main():
       shoot(phase)
     if args.gif and len(dig.rows["t"]) % 33 == 0:
       shoot(None, movie)
+  shoot(phase)
   report(dig)
 
   # the same lift and hold without sand

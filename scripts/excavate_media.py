@@ -42,14 +42,14 @@ def _phase_times(phases, name):
   raise KeyError(name)
 
 
-def _phases(ax, phases, t0):
-  """Shades each phase of the run behind a plot, labelled at the top."""
+def _phases(ax, phases, t0, t1=float("inf")):
+  """Shades each phase of the run between t0 and t1 behind a plot, labelled at the top."""
   for k in range(1, len(phases)):
-    a, b, name = phases[k - 1][0], phases[k][0], phases[k][1]
-    if b <= t0 or b <= a:
+    a, b, name = max(phases[k - 1][0], t0), min(phases[k][0], t1), phases[k][1]
+    if b <= a:
       continue
-    ax.axvspan(max(a, t0), b, color=PHASE_COLOURS.get(name, "#ffffff"), zorder=0, lw=0)
-    ax.text(0.5 * (max(a, t0) + b), 1.0, name, transform=ax.get_xaxis_transform(),
+    ax.axvspan(a, b, color=PHASE_COLOURS.get(name, "#ffffff"), zorder=0, lw=0)
+    ax.text(0.5 * (a + b), 1.0, name, transform=ax.get_xaxis_transform(),
             ha="center", va="bottom", fontsize=7, rotation=30)
 
 
@@ -96,13 +96,13 @@ def _plots(out, summary, runs):
   ax.set_xlabel("time [s]")
   ax.legend(fontsize=8, loc="lower left")
   ax = axes[1, 0]
-  lift = _phase_times(phases, "lift")[0]
-  near = t >= lift - 0.05
-  _phases(ax, phases, lift - 0.05)
+  lift, hold = _phase_times(phases, "lift")[0], _phase_times(phases, "hold")[1]
+  near = (t >= lift - 0.05) & (t <= hold)
+  _phases(ax, phases, lift - 0.05, hold)
   for j, colour in ((1, "#c00000"), (3, "#1f4e79"), (5, "#70ad47")):
     ax.plot(t[near], qfrc[near, j], color=colour, lw=1, label=f"joint {j + 1}, sand")
     ax.plot(te, qe[:, j], color=colour, lw=1, ls="--", label=f"joint {j + 1}, empty")
-  ax.set_xlim(lift - 0.05, _phase_times(phases, "hold")[1])
+  ax.set_xlim(lift - 0.05, hold)
   ax.set_ylabel("joint torque [N m]")
   ax.set_xlabel("time [s]")
   ax.legend(fontsize=7, ncol=3, loc="best")
