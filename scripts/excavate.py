@@ -302,7 +302,7 @@ def main():
         f"step {model.opt.timestep * 1e3:g} ms in {nsub} granular substeps; Panda: {source}",
         flush=True)
 
-  # start: the scoop beside the box while the bed settles
+  # start: the scoop high above the box while the bed settles
   controller = Controller(model, P + "centre")
   path = Path(None, args.settle)
   _, pos, pitch, _, _ = path(0.0)
@@ -332,9 +332,9 @@ def main():
       report(dig)
   surface = bed_surface(grains.positions, box, radius)
   shoot("settled")
-  speeds = np.abs(grains.velocities).max()
+  fastest = np.linalg.norm(grains.velocities, axis=1).max()
   print(f"excavate: bed settled: surface at {surface * 1e3:.1f} mm, fastest grain "
-        f"{speeds:.3f} m/s", flush=True)
+        f"{fastest:.3f} m/s", flush=True)
 
   # the dig
   path = Path(surface, data.time)

@@ -115,7 +115,6 @@ def main():
   p.add_argument("--bed", choices=sorted(BEDS), default="quick")
   p.add_argument("--xml", help="also write the composed MJCF here (meshes by absolute path)")
   args = p.parse_args()
-  sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
   import mjgranular
   mjgranular.load_plugin()
   spec, source = build(args.bed)
