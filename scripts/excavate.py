@@ -1,11 +1,11 @@
 """Scripted excavation with the Franka Panda: approach, penetrate, drag, lift, hold, dump.
 
-Builds the scene of scripts/franka_scene.py, lets the bed settle while the scoop waits beside the
-sand box, then drives the scoop along a Cartesian path (the middle of the bucket, and its pitch)
+Builds the scene of scripts/franka_scene.py, lets the bed settle while the scoop waits high above
+the sand box, then drives the scoop along a Cartesian path (the middle of the bucket, and its pitch)
 by differential inverse kinematics: each step the joint velocity command is the damped least
 squares solution of the path's velocity plus a feedback on the pose error, sent to the joint
 velocity actuators. Over time it records the grains in the scoop (centres inside the bucket's
-inner volume, in the bucket's frame) and their mass, the granular wrench on the scoop (sensor
+inner volume grown by a grain radius through its open front and top, in the bucket's frame) and their mass, the granular wrench on the scoop (sensor
 "scoop_wrench"), the joint torques (`qfrc_actuator`: the motor torques, gravity compensation
 included) and the speed.
 
@@ -166,12 +166,14 @@ class Controller:
     np.clip(qdot, self.m.actuator_ctrlrange[:, 0], self.m.actuator_ctrlrange[:, 1], out=d.ctrl)
 
 
-def in_bucket(model, d, pos):
-  """Mask of the grains whose centres lie in the bucket's inner volume."""
+def in_bucket(model, d, pos, radius):
+  """Mask of the grains in the bucket: centres inside its inner volume grown by a grain radius
+  through the open front and top (a grain that overlaps the inner volume is in the bucket)."""
   site = model.site(P + "bucket").id
   local = (pos - d.site_xpos[site]) @ d.site_xmat[site].reshape(3, 3)
   x, y, z = local[:, 0], local[:, 1], local[:, 2]
-  inside = (x > WALL) & (x < LENGTH) & (np.abs(y) < 0.5 * WIDTH - WALL) & (z > WALL) & (z < HEIGHT)
+  inside = ((x > WALL) & (x < LENGTH + radius) & (np.abs(y) < 0.5 * WIDTH - WALL) &
+            (z > WALL) & (z < HEIGHT + radius))
   heel = (x < HEEL) & (z < HEEL)   # the rounded heel: inside the inner arc
   arc = np.hypot(x - HEEL, z - HEEL) < HEEL - WALL
   return inside & (~heel | arc)
@@ -227,8 +229,9 @@ class Run:
 class Dig(Run):
   """The run with sand: also the grains in the scoop, their weight's torque, the wrench."""
 
-  def __init__(self, model, data, controller, path, grain_mass):
+  def __init__(self, model, data, controller, path, grain_mass, radius):
     super().__init__(model, data, controller, path)
+    self.radius = radius
     self.grains = mjgranular.grains(model, data)
     self.scoop = model.body(franka_scene.SCOOP).id
     self.grain_mass = grain_mass
@@ -241,7 +244,7 @@ class Dig(Run):
     mujoco.mj_kinematics(m, d)       # the end-of-step pose, where the grains now are
     mujoco.mj_comPos(m, d)
     pos = self.grains.positions
-    inside = in_bucket(m, d, pos)
+    inside = in_bucket(m, d, pos, self.radius)
     count = int(inside.sum())
     mass = count * self.grain_mass
     centre = pos[inside].mean(axis=0) if count else d.xipos[self.scoop].copy()
@@ -308,7 +311,7 @@ def main():
   _, pos, pitch, _, _ = path(0.0)
   miss = controller.place(data, pos, pitch_matrix(pitch))
   print(f"excavate: start pose reached within {miss * 1e3:.2f} mm", flush=True)
-  dig = Dig(model, data, controller, path, grain_mass)
+  dig = Dig(model, data, controller, path, grain_mass, radius)
   # snapshots of the arm and the grains to render afterwards (excavate_media.py)
   shots = {"label": [], "time": [], "qpos": [], "grains": []}
   movie = {"time": [], "qpos": [], "grains": []}

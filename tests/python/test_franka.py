@@ -77,13 +77,15 @@ def test_in_bucket_matches_the_buckets_inner_volume(quick):
              ((0.06, 0.0, 0.003), False),            # in the bottom plate
              ((0.003, 0.0, 0.04), False),            # in the back plate
              ((0.06, 0.048, 0.03), False),           # in a side plate
-             ((0.06, 0.0, 0.065), False),            # above the rim
-             ((0.125, 0.0, 0.03), False),            # in front of the lip
+             ((0.06, 0.0, 0.065), False),            # above the rim, by more than a radius
+             ((0.06, 0.0, 0.062), True),             # above the rim, by less than a radius
+             ((0.125, 0.0, 0.03), False),            # in front of the lip, by more than a radius
+             ((0.122, 0.0, 0.03), True),             # in front of the lip, by less than a radius
              ((0.008, 0.0, 0.008), False),           # behind the heel's inner arc
              ((r, 0.0, r - (r - t) + 0.001), True)]  # just inside the heel's arc, under its centre
     local = np.array([p for p, _ in cases])
     world = d.site_xpos[site] + local @ rot.T
-    inside = excavate.in_bucket(m, d, world)
+    inside = excavate.in_bucket(m, d, world, 0.004)
     assert list(inside) == [expected for _, expected in cases]
     assert (L, W, H) == (0.12, 0.10, 0.06)
 
@@ -98,7 +100,7 @@ def hold_torque(spec, pose, seconds):
     path.knots = [(0.0, "hold", pose), (seconds, "hold", pose)]
     controller.place(d, np.array([pose[0], 0.0, pose[1]]), excavate.pitch_matrix(pose[2]))
     grain_mass = 2500 * 4 / 3 * math.pi * 0.004 ** 3
-    run = excavate.Dig(m, d, controller, path, grain_mass)
+    run = excavate.Dig(m, d, controller, path, grain_mass, 0.004)
     while d.time < seconds - 1e-9:
         run.step()
     span = (seconds - 0.15, seconds)
