@@ -5,7 +5,8 @@
 - the bucket's inner volume test against points placed in the bucket's own frame;
 - two-way coupling, statics: a scoop held still with grains poured into it needs joint torques
   that exceed those of the empty scoop by J(c)^T m g (the grains' weight at their centre);
-- `excavate.py --quick` picks up grains (more than zero in the scoop after the lift).
+- `excavate.py --quick` picks up grains (more than zero in the scoop after the lift), and its
+  lift and hold take the carried weight's joint torque over the empty scoop's, within 15%.
 
 Needs the Panda's packages (scripts/setup.sh) and the plugin ($MJGRANULAR_PLUGIN or
 build/plugin/libmjgranular.so).
@@ -142,3 +143,7 @@ def test_excavate_quick_picks_up_grains(tmp_path):
     summary = json.loads((tmp_path / "excavate.json").read_text())
     assert summary["grains"] == 5460
     assert summary["in_scoop_after_lift"] > 0
+    # lifting and holding the full scoop takes the carried grains' weight more joint torque than
+    # the same lift without sand, within 15%
+    for name in ("lift", "hold"):
+        assert summary["coupling"][name]["relative_error"] < 0.15, summary["coupling"][name]
