@@ -1,5 +1,6 @@
 // cpu backend: the shared per-grain functions in openmp loops over host memory.
 #include <omp.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,17 +22,23 @@ typedef struct grnCpu_ {
   double* impulse;            // this iterate's impulse wrench per body (max_bodies x 6)
 } grnCpu;
 
-// zeroed array on a cache line (a grain's 32-byte iterate then never straddles two lines)
+// zeroed array on a cache line (a grain's 32-byte iterate then never straddles two lines), from
+// calloc, so pages never written stay unmapped; the block calloc returned is kept just before it
 static void* cpu_alloc(grnCpu* c, size_t count, size_t size, int* ok) {
-  size_t bytes = ((count ? count : 1) * size + 63) / 64 * 64;
-  void* p = aligned_alloc(64, bytes);
-  if (p) {
-    memset(p, 0, bytes);
-  } else {
+  char* block = (char*)calloc((count ? count : 1) * size + 64, 1);
+  if (!block) {
     *ok = 0;
+    return NULL;
   }
+  char* p = block + 64 - ((uintptr_t)block & 63);
+  ((void**)p)[-1] = block;
   c->bytes += count * size;
   return p;
+}
+
+// free an array from cpu_alloc (NULL is allowed)
+static void cpu_free(void* p) {
+  if (p) free(((void**)p)[-1]);
 }
 
 // room for at least count contact pairs (grown by half again when short; kept when enough)
@@ -49,14 +56,14 @@ static grnStatus cpu_reserve_pairs(grnCpu* c, size_t count) {
   const int count_arrays = sizeof(sizes) / sizeof(sizes[0]);
   int ok = 1;
   for (int a = 0; a < count_arrays; a++) {
-    free(*arrays[a]);
+    cpu_free(*arrays[a]);
     c->bytes -= (size_t)d->cp_cap * sizes[a];
     *arrays[a] = cpu_alloc(c, cap, sizes[a], &ok);
   }
   d->cp_cap = (int)cap;
   if (ok) return grnOK;
   for (int a = 0; a < count_arrays; a++) {
-    free(*arrays[a]);
+    cpu_free(*arrays[a]);
     *arrays[a] = NULL;
     c->bytes -= cap * sizes[a];
   }
@@ -75,7 +82,7 @@ static void cpu_free_arrays(grnCpu* c) {
                     d->pair_prev, d->pair_imp_prev, d->nshape_prev, d->sc_shape_prev,
                     d->sc_imp_prev, d->overflow, d->nonfinite, d->body_dv, d->body_nc,
                     c->wrench_part, c->count_part, c->impulse, c->moved2_part};
-  for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) free(arrays[i]);
+  for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) cpu_free(arrays[i]);
 }
 
 static void cpu_destroy(grnSolver* s) {
