@@ -43,6 +43,7 @@ void grn_default_params(grnParams* p) {
   p->baumgarte = 0.2f;
   p->gravity[2] = -9.81f;
   p->margin = 0.1f;
+  p->skin = 0.5f;
   p->hash_size = 0;
   p->max_shapes = 64;
   p->max_bodies = 0;
@@ -56,7 +57,7 @@ static grnStatus fail(char* msg, int size, const char* text) {
 
 grnStatus grn_check_params(const grnParams* p, char* msg, int size) {
   if (!p) return fail(msg, size, "params is null");
-  if (p->capacity <= 0 || p->capacity > (1 << 28)) return fail(msg, size, "capacity out of range");
+  if (p->capacity <= 0 || p->capacity > (1 << 26)) return fail(msg, size, "capacity out of range");
   if (!(p->radius > 0) || !isfinite(p->radius)) return fail(msg, size, "radius must be > 0");
   if (!(p->density > 0) || !isfinite(p->density)) return fail(msg, size, "density must be > 0");
   if (!(p->friction >= 0) || !isfinite(p->friction)) return fail(msg, size, "friction must be >= 0");
@@ -64,10 +65,12 @@ grnStatus grn_check_params(const grnParams* p, char* msg, int size) {
   if (p->iterations < 1 || p->iterations > 10000) return fail(msg, size, "iterations out of range");
   if (!(p->baumgarte >= 0 && p->baumgarte <= 1)) return fail(msg, size, "baumgarte not in [0, 1]");
   if (!(p->margin >= 0 && p->margin <= 1)) return fail(msg, size, "margin not in [0, 1]");
+  if (!(p->skin >= 0 && p->skin <= 4)) return fail(msg, size, "skin not in [0, 4]");
   for (int i = 0; i < 3; i++) {
     if (!isfinite(p->gravity[i])) return fail(msg, size, "gravity not finite");
   }
   if (p->hash_size < 0) return fail(msg, size, "hash_size must be >= 0");
+  if (p->one_loop != 0 && p->one_loop != 1) return fail(msg, size, "one_loop must be 0 or 1");
   if (p->max_shapes < 0 || p->max_bodies < 0) return fail(msg, size, "negative shape capacity");
   if (!isfinite(p->cyclic_z[0]) || !isfinite(p->cyclic_z[1])) {
     return fail(msg, size, "cyclic_z not finite");
@@ -82,17 +85,24 @@ grnStatus grn_check_params(const grnParams* p, char* msg, int size) {
   return grnOK;
 }
 
-// derived constants; the hash cell is as wide as the contact cutoff, so 27 cells cover every contact
+// derived constants; a hash cell is as wide as the distance it searches, so 27 cells cover it
 static void derive_consts(grnSolver* s) {
   const grnParams* p = &s->params;
   grnConsts* c = &s->consts;
   c->dt = p->dt;
   c->radius = p->radius;
   c->cutoff = 2 * p->radius + p->margin * p->radius;
+  c->reach = c->cutoff + p->skin * p->radius;
   c->shape_margin = p->margin * p->radius;
-  // a cell a little wider than the cutoff, so that float rounding of x / cell can never put two
-  // grains closer than the cutoff two cells apart (safe up to ~8000 cells from the origin)
+  // cells a little wider than the distance, so that float rounding of x / cell can never put two
+  // grains closer than it two cells apart (safe up to ~8000 cells from the origin)
   c->inv_cell = 1.0f / (c->cutoff * 1.001f);
+  c->inv_list_cell = 1.0f / (c->reach * 1.001f);
+  // a pair now closer than the cutoff was closer than the reach at the build while neither grain
+  // moved more than half the skin; 2% of the skin is kept for float rounding of the distances
+  float half = 0.49f * p->skin * p->radius;
+  c->moved2 = half * half;
+  c->one_loop = p->one_loop;
   c->friction = p->friction;
   c->baumgarte = p->baumgarte;
   memcpy(c->gravity, p->gravity, sizeof(c->gravity));
@@ -419,7 +429,7 @@ grnStatus grn_list_pairs(const grnData* d, const grnConsts* consts, int* pairs, 
   int count = 0;
   grnStatus st = grnOK;
   for (int i = 0; i < d->n && st == grnOK; i++) {
-    int found = grn_grain_neighbors(d, k, i, nb, 1, kMaxNeighbors);
+    int found = grn_grain_neighbors(d, k, k->cutoff, i, nb, 1, kMaxNeighbors);
     if (found > kMaxNeighbors) st = grnERR_MEMORY;
     for (int m = 0; m < found && m < kMaxNeighbors; m++) {
       if (nb[m] <= i) continue;

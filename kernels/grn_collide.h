@@ -1,17 +1,17 @@
-// narrowphase: the contacts of one grain, against other grains through the spatial hash and
-// against the shapes through their signed distance functions.
+// narrowphase: the contacts of one grain, against other grains through its neighbour list (built
+// from the spatial hash) and against the shapes through their signed distance functions.
 #ifndef MJGRANULAR_GRN_COLLIDE_H_
 #define MJGRANULAR_GRN_COLLIDE_H_
 
 #include "grn_data.h"
 #include "grn_hash.h"
 
-// cell of grain i, stored for the hash build and the neighbour walk
-GRN_HD void grn_compute_cell(const grnData* d, const grnConsts* c, int i) {
+// cell of grain i in a hash of cells 1 / inv_cell wide, stored for the build and the walk
+GRN_HD void grn_compute_cell(const grnData* d, int i, float inv_cell) {
   const float* p = d->pos + 3 * i;
-  d->cell[3 * i + 0] = grn_cell_coord(p[0], c->inv_cell);
-  d->cell[3 * i + 1] = grn_cell_coord(p[1], c->inv_cell);
-  d->cell[3 * i + 2] = grn_cell_coord(p[2], c->inv_cell);
+  d->cell[3 * i + 0] = grn_cell_coord(p[0], inv_cell);
+  d->cell[3 * i + 1] = grn_cell_coord(p[1], inv_cell);
+  d->cell[3 * i + 2] = grn_cell_coord(p[2], inv_cell);
 }
 
 // bucket of grain i's cell
@@ -20,17 +20,17 @@ GRN_HD unsigned grn_grain_bucket(const grnData* d, int i) {
   return grn_hash_cell(ci[0], ci[1], ci[2], d->hash_size);
 }
 
-// grains closer than the cutoff to grain i: walk the 27 neighbouring cells and keep grains whose
-// own cell is the visited one (so hash collisions never give duplicates). the first max found go
-// to out[0], out[stride], ...; returns how many there are in all. with c->ordered they are the max
-// smallest indices, sorted, so results do not depend on the order the hash lists were built in
-// (which threads racing on the atomic insertion vary); otherwise the first max the walk meets, in
-// that order
-GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, int i, int* out,
+// grains closer than cut to grain i (cells at least cut wide): walk the 27 neighbouring cells and
+// keep grains whose own cell is the visited one (so hash collisions never give duplicates). the
+// first max found go to out[0], out[stride], ...; returns how many there are in all. with
+// c->ordered they are the max smallest indices, sorted, so results do not depend on the order the
+// hash lists were built in (which threads racing on the atomic insertion vary); otherwise the
+// first max the walk meets, in that order
+GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, float cut, int i, int* out,
                                size_t stride, int max) {
   grnVec3 xi = grn_load3(d->pos + 3 * i);
   const int* ci = d->cell + 3 * i;
-  float cut2 = c->cutoff * c->cutoff;
+  float cut2 = cut * cut;
   int count = 0;
   for (int dz = -1; dz <= 1; dz++) {
     for (int dy = -1; dy <= 1; dy++) {
@@ -82,14 +82,49 @@ GRN_HD int grn_prev_pair_slot(const grnData* d, const grnConsts* c, int i, int j
   return -1;
 }
 
+// neighbour list of grain i: the grains within the reach, from a hash of list cells
+GRN_HD void grn_build_neighbors(const grnData* d, const grnConsts* c, int i) {
+  int found = grn_grain_neighbors(d, c, c->reach, i, d->nbr + i, (size_t)d->cap,
+                                  GRN_MAX_NEIGHBORS);
+  d->nnbr[i] = found <= GRN_MAX_NEIGHBORS ? found : -1;
+  if (found > GRN_MAX_NEIGHBORS) d->nbr_overflow[0] = 1;
+  grn_store3(d->nbr_pos + 3 * i, grn_load3(d->pos + 3 * i));
+}
+
+// squared displacement of grain i since its neighbour list was built
+GRN_HD float grn_neighbors_moved2(const grnData* d, int i) {
+  grnVec3 r = grn_sub(grn_load3(d->pos + 3 * i), grn_load3(d->nbr_pos + 3 * i));
+  return grn_dot(r, r);
+}
+
+// grains closer than the cutoff to grain i, as grn_grain_neighbors finds them: its neighbour list
+// filtered by distance (the result keeps the list's order), or a walk of the list hash where the
+// list did not fit
+GRN_HD int grn_grain_contacts(const grnData* d, const grnConsts* c, int i, int* out,
+                              size_t stride, int max) {
+  int nn = d->nnbr[i], cap = d->cap;
+  if (nn < 0) return grn_grain_neighbors(d, c, c->cutoff, i, out, stride, max);
+  grnVec3 xi = grn_load3(d->pos + 3 * i);
+  float cut2 = c->cutoff * c->cutoff;
+  int count = 0;
+  for (int k = 0; k < nn; k++) {
+    int j = d->nbr[GRN_SLOT(k, i, cap)];
+    grnVec3 r = grn_sub(xi, grn_load3(d->pos + 3 * j));
+    if (grn_dot(r, r) >= cut2) continue;
+    if (count < max) out[count * stride] = j;
+    count++;
+  }
+  return count;
+}
+
 // grain-grain contacts of grain i into its contact slots. each contact that existed in the last
 // substep starts from its final impulse there (warm start: a resting pile keeps its contact
-// forces instead of rebuilding them from zero); the first iterate dv is the sum of those impulses.
-GRN_HD void grn_collide_grains(const grnData* d, const grnConsts* c, int i) {
+// forces instead of rebuilding them from zero); returns the sum of those impulses.
+GRN_HD grnVec3 grn_collide_grains(const grnData* d, const grnConsts* c, int i) {
   int cap = d->cap;
   // found into a local list (the sorting shifts stay out of the strided slots), then the slots
   int partner[GRN_MAX_PAIRS];
-  int found = grn_grain_neighbors(d, c, i, partner, 1, GRN_MAX_PAIRS);
+  int found = grn_grain_contacts(d, c, i, partner, 1, GRN_MAX_PAIRS);
   int count = found < GRN_MAX_PAIRS ? found : GRN_MAX_PAIRS;
   int m = 0;
   grnVec3 sum = grn_v3(0, 0, 0);
@@ -100,13 +135,12 @@ GRN_HD void grn_collide_grains(const grnData* d, const grnConsts* c, int i) {
     grnVec3 lam = grn_v3(0, 0, 0);
     if (prev >= 0) lam = grn_load3(d->pair_imp_prev + 3 * GRN_SLOT(prev, i, cap));
     grn_store3(d->pair_imp + 3 * slot, lam);
-    d->pair_bias[slot] = 0;
+    if (d->pair_bias) d->pair_bias[slot] = 0;
     sum = grn_add(sum, lam);
   }
-  grn_store3(d->dv + 3 * i, sum);
-  grn_store3(d->dvb + 3 * i, grn_v3(0, 0, 0));
   d->npair[i] = count;
   if (found > count) d->overflow[0] = 1;
+  return sum;
 }
 
 // velocity of a shape's body at a world point
@@ -116,10 +150,10 @@ GRN_HD grnVec3 grn_shape_point_velocity(const grnShape* s, grnVec3 p) {
 }
 
 // grain-shape contacts of grain i, for every shape closer than the speculative margin, warm
-// started from the last substep's contact with the same shape (after grn_collide_grains)
-GRN_HD void grn_collide_shapes(const grnData* d, const grnConsts* c, int i) {
+// started from the last substep's contact with the same shape; sum: the grain-grain warm start.
+// writes the first jacobi iterate: the predicted velocity plus all warm-start impulses
+GRN_HD void grn_collide_shapes(const grnData* d, const grnConsts* c, int i, grnVec3 sum) {
   grnVec3 x = grn_load3(d->pos + 3 * i);
-  grnVec3 sum = grn_load3(d->dv + 3 * i);
   int count = 0, cap = d->cap;
   for (int s = 0; s < d->nshapes; s++) {
     const grnShape* sh = d->shapes + s;
@@ -148,9 +182,14 @@ GRN_HD void grn_collide_shapes(const grnData* d, const grnConsts* c, int i) {
     sum = grn_add(sum, lam);
     count++;
   }
-  grn_store3(d->dv + 3 * i, sum);
+  grn_store_iter(d->iter, i, grn_add(grn_load3(d->vpred + 3 * i), sum), grn_v3(0, 0, 0));
   d->nshape[i] = count;
   d->ncontact[i] = count + d->npair[i];
+}
+
+// all contacts of grain i (narrowphase): grains, then shapes
+GRN_HD void grn_collide_grain(const grnData* d, const grnConsts* c, int i) {
+  grn_collide_shapes(d, c, i, grn_collide_grains(d, c, i));
 }
 
 #endif  // MJGRANULAR_GRN_COLLIDE_H_

@@ -23,8 +23,8 @@ GRN_HD float grn_cyclic_z(const grnConsts* c, float z) {
 // pseudo-velocity (which is not kept), wrapped by the cyclic boundary (velocity unchanged);
 // flags nan / inf
 GRN_HD void grn_integrate_grain(const grnData* d, const grnConsts* c, int i) {
-  grnVec3 v = grn_add(grn_load3(d->vpred + 3 * i), grn_load3(d->dv + 3 * i));
-  grnVec3 move = grn_add(v, grn_load3(d->dvb + 3 * i));
+  grnVec3 v = grn_iter_v(d->iter, i);
+  grnVec3 move = grn_add(v, grn_iter_b(d->iter, i));
   grnVec3 x = grn_add(grn_load3(d->pos + 3 * i), grn_scale(move, c->dt));
   x.z = grn_cyclic_z(c, x.z);
   if (!grn_isfinite3(x) || !grn_isfinite3(v)) d->nonfinite[0] = 1;

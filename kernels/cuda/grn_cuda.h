@@ -1,7 +1,7 @@
 // cuda backend: launch wrappers around the per-phase kernels of kernels.cu. each launches one
 // phase over the grains of d (device pointers) on a stream and returns the launch status; a
 // phase over zero grains launches nothing. d and c are copied into the launch, so the caller may
-// change them (e.g. swap dv and dv_next) as soon as the wrapper returns.
+// change them (e.g. swap iter and iter_next) as soon as the wrapper returns.
 #ifndef MJGRANULAR_CUDA_GRN_CUDA_H_
 #define MJGRANULAR_CUDA_GRN_CUDA_H_
 
@@ -12,19 +12,31 @@
 #define GRN_CUDA_BLOCK 256           // threads per block (a power of two: tree reductions)
 #define GRN_CUDA_WRENCH_BLOCKS 512   // most blocks of per-block wrench partials
 
-// external forces: vpred = v + g dt, dv = 0
+// external forces: vpred = v + g dt
 cudaError_t grn_cuda_predict(const grnData* d, const grnConsts* c, cudaStream_t stream);
 
 // broadphase: every bucket of the hash emptied (head = -1)
 cudaError_t grn_cuda_clear_heads(const grnData* d, cudaStream_t stream);
 
-// broadphase: cell of every grain, pushed onto its bucket's list with atomicCAS
-cudaError_t grn_cuda_hash_insert(const grnData* d, const grnConsts* c, cudaStream_t stream);
+// broadphase: cell of every grain (cells 1 / inv_cell wide), pushed onto its bucket's list with
+// atomicCAS
+cudaError_t grn_cuda_hash_insert(const grnData* d, float inv_cell, cudaStream_t stream);
 
-// narrowphase: grain-grain contacts through the hash, then grain-shape contacts
-cudaError_t grn_cuda_collide(const grnData* d, const grnConsts* c, cudaStream_t stream);
+// narrowphase: grain-grain contacts through the neighbour lists (rebuilt first from the hash when
+// rebuild is set), then grain-shape contacts
+cudaError_t grn_cuda_collide(const grnData* d, const grnConsts* c, int rebuild,
+                             cudaStream_t stream);
 
-// one projected jacobi iteration: impulses from dv, their sum into dv_next
+// bytes of scan workspace grn_cuda_pairs needs for up to cap grains
+size_t grn_cuda_scan_bytes(int cap);
+
+// grain-grain contacts as numbered pairs (after the narrowphase): which grain solves each, the
+// counts summed in scan (scan_bytes from grn_cuda_scan_bytes), then the pairs filled in
+cudaError_t grn_cuda_pairs(const grnData* d, const grnConsts* c, void* scan, size_t scan_bytes,
+                           cudaStream_t stream);
+
+// one projected jacobi iteration: the grain-grain pairs from iter, then every grain's impulses
+// summed into iter_next (one loop: every grain finds and solves its contacts)
 cudaError_t grn_cuda_solve(const grnData* d, const grnConsts* c, cudaStream_t stream);
 
 // number of blocks grn_cuda_wrench uses for n grains (fixed by n alone, so sums are repeatable)
@@ -42,8 +54,11 @@ cudaError_t grn_cuda_wrench(const grnData* d, const grnConsts* c, int nbody, dou
 cudaError_t grn_cuda_body_response(const grnData* d, const grnConsts* c, int nbody, int count,
                                    double* part, double* impulse, cudaStream_t stream);
 
-// symplectic euler; flags nan / inf in d->nonfinite
-cudaError_t grn_cuda_integrate(const grnData* d, const grnConsts* c, cudaStream_t stream);
+// symplectic euler and the pair impulses kept in the slots; flags nan / inf in d->nonfinite;
+// raises *moved2 (float bits, device) to the
+// largest squared displacement since the neighbour lists were built
+cudaError_t grn_cuda_integrate(const grnData* d, const grnConsts* c, unsigned* moved2,
+                               cudaStream_t stream);
 
 // whether the kernels have code for the current device (cudaErrorNoKernelImageForDevice if not)
 cudaError_t grn_cuda_check_image(void);

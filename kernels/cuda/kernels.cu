@@ -2,6 +2,8 @@
 // function from kernels/*.h that the cpu backend calls; and their launch wrappers.
 #include "grn_cuda.h"
 
+#include <cub/device/device_scan.cuh>
+
 #include "../grn_body.h"
 #include "../grn_collide.h"
 #include "../grn_contact_pj.h"
@@ -27,10 +29,10 @@ __global__ void grn_k_clear_heads(grnData d) {
 
 // push grain i onto the front of its bucket's list: link to the head seen, then swap it in if
 // it is still the head, else retry with the newer head
-__global__ void grn_k_hash_insert(grnData d, grnConsts c) {
+__global__ void grn_k_hash_insert(grnData d, float inv_cell) {
   int i = grn_thread_index();
   if (i >= d.n) return;
-  grn_compute_cell(&d, &c, i);
+  grn_compute_cell(&d, i, inv_cell);
   int* head = d.head + grn_grain_bucket(&d, i);
   int old = *(volatile int*)head;
   for (;;) {
@@ -41,11 +43,30 @@ __global__ void grn_k_hash_insert(grnData d, grnConsts c) {
   }
 }
 
-__global__ void grn_k_collide(grnData d, grnConsts c) {
+__global__ void grn_k_collide(grnData d, grnConsts c, int rebuild) {
   int i = grn_thread_index();
   if (i >= d.n) return;
-  grn_collide_grains(&d, &c, i);
-  grn_collide_shapes(&d, &c, i);
+  if (rebuild) grn_build_neighbors(&d, &c, i);
+  grn_collide_grain(&d, &c, i);
+}
+
+__global__ void grn_k_link(grnData d, grnConsts c) {
+  int i = grn_thread_index();
+  if (i == 0) d.pair_count[d.n] = 0;  // the scan's last entry becomes the total
+  if (i < d.n) grn_pj_link_grain(&d, &c, i);
+}
+
+__global__ void grn_k_pair(grnData d, grnConsts c) {
+  int i = grn_thread_index();
+  if (i < d.n) grn_pj_pair_grain(&d, &c, i);
+}
+
+// the pairs (their count is on the device, in pair_first[n]) over a grid-stride loop
+__global__ void grn_k_solve_pairs(grnData d, grnConsts c) {
+  int count = min(d.pair_first[d.n], d.cp_cap);
+  for (int p = grn_thread_index(); p < count; p += gridDim.x * blockDim.x) {
+    grn_pj_solve_pair(&d, &c, p);
+  }
 }
 
 __global__ void grn_k_solve(grnData d, grnConsts c) {
@@ -53,9 +74,15 @@ __global__ void grn_k_solve(grnData d, grnConsts c) {
   if (i < d.n) grn_pj_solve_grain(&d, &c, i);
 }
 
-__global__ void grn_k_integrate(grnData d, grnConsts c) {
+// symplectic euler; the largest squared displacement since the lists' build into *moved2 (as
+// bits: non-negative floats order as their bit patterns do)
+__global__ void grn_k_integrate(grnData d, grnConsts c, unsigned* moved2) {
   int i = grn_thread_index();
-  if (i < d.n) grn_integrate_grain(&d, &c, i);
+  if (i >= d.n) return;
+  grn_integrate_grain(&d, &c, i);
+  grn_pj_store_grain(&d, &c, i);
+  float m = grn_neighbors_moved2(&d, i);
+  if (m > 0) atomicMax(moved2, __float_as_uint(m));
 }
 
 // sum of v over the block into red[.][0] by a fixed tree; every thread must call it
@@ -186,20 +213,45 @@ cudaError_t grn_cuda_clear_heads(const grnData* d, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-cudaError_t grn_cuda_hash_insert(const grnData* d, const grnConsts* c, cudaStream_t stream) {
+cudaError_t grn_cuda_hash_insert(const grnData* d, float inv_cell, cudaStream_t stream) {
   if (d->n <= 0) return cudaSuccess;
-  grn_k_hash_insert<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, *c);
+  grn_k_hash_insert<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, inv_cell);
   return cudaGetLastError();
 }
 
-cudaError_t grn_cuda_collide(const grnData* d, const grnConsts* c, cudaStream_t stream) {
+cudaError_t grn_cuda_collide(const grnData* d, const grnConsts* c, int rebuild,
+                             cudaStream_t stream) {
   if (d->n <= 0) return cudaSuccess;
-  grn_k_collide<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, *c);
+  grn_k_collide<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, *c, rebuild);
+  return cudaGetLastError();
+}
+
+size_t grn_cuda_scan_bytes(int cap) {
+  size_t bytes = 0;
+  cub::DeviceScan::ExclusiveSum(NULL, bytes, (const int*)NULL, (int*)NULL, cap + 1);
+  return bytes;
+}
+
+cudaError_t grn_cuda_pairs(const grnData* d, const grnConsts* c, void* scan, size_t scan_bytes,
+                           cudaStream_t stream) {
+  if (d->n <= 0) return cudaSuccess;
+  grn_k_link<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, *c);
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return err;
+  err = cub::DeviceScan::ExclusiveSum(scan, scan_bytes, d->pair_count, d->pair_first, d->n + 1,
+                                      stream);
+  if (err != cudaSuccess) return err;
+  grn_k_pair<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, *c);
   return cudaGetLastError();
 }
 
 cudaError_t grn_cuda_solve(const grnData* d, const grnConsts* c, cudaStream_t stream) {
   if (d->n <= 0) return cudaSuccess;
+  if (!c->one_loop) {
+    grn_k_solve_pairs<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, *c);
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) return err;
+  }
   grn_k_solve<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, *c);
   return cudaGetLastError();
 }
@@ -243,9 +295,10 @@ cudaError_t grn_cuda_body_response(const grnData* d, const grnConsts* c, int nbo
   return cudaGetLastError();
 }
 
-cudaError_t grn_cuda_integrate(const grnData* d, const grnConsts* c, cudaStream_t stream) {
+cudaError_t grn_cuda_integrate(const grnData* d, const grnConsts* c, unsigned* moved2,
+                               cudaStream_t stream) {
   if (d->n <= 0) return cudaSuccess;
-  grn_k_integrate<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, *c);
+  grn_k_integrate<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, *c, moved2);
   return cudaGetLastError();
 }
 

@@ -1,6 +1,6 @@
 // cuda backend: device memory, copies, and the substep as a list of phase launches (the kernels
 // are in kernels.cu). the grains live on the device from set_grains to get_grains; per substep
-// only the shapes go in, and the bodies' wrenches and two flags come out. every cuda call is
+// only the shapes go in, and the bodies' wrenches and four flags come out. every cuda call is
 // checked and turned into a status; none exits.
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,12 +24,17 @@ typedef struct grnCuda_ {
   grnGridView* grids;         // device: views of the sdf grids                     (grid_cap)
   grnGridView* grid_views;    // host copies of those views (device value pointers) (grid_cap)
   double* wrench_part;        // device: per-block wrench partials   (max_bodies x blocks x 6)
-  double* out;                // device: wrench (max_bodies x 6), then overflow, nonfinite (int)
+  double* out;                // device: wrench (max_bodies x 6), then overflow, nonfinite,
+                              // nbr_overflow (int) and the largest squared displacement (bits)
   double* out_host;           // page-locked copy of out
   float* body_mob;            // device: the bodies' mobilities                  (max_bodies x 36)
   double* impulse;            // device: this iterate's wrench per body          (max_bodies x 6)
   long long mob_version;      // s->mob_version of the mobilities on the device
   size_t out_bytes;           // bytes of out
+  void* scan;                 // device: workspace of the pair-count scan           (scan_bytes)
+  size_t scan_bytes;          // its size
+  int lists_valid;            // the neighbour lists fit and were built from the current grains
+  float moved2;               // largest squared displacement of a grain since the lists' build
 } grnCuda;
 
 //---------------------------------- errors --------------------------------------------------------
@@ -158,12 +163,16 @@ static void cuda_destroy(grnSolver* s) {
   cudaSetDevice(g->device);
   if (g->stream) cudaStreamSynchronize(g->stream);
   grnData* d = &g->d;
-  void* arrays[] = {d->pos, d->vel, d->vpred, d->dv, d->dv_next, d->dvb, d->dvb_next, d->cell,
-                    d->head, d->next, d->ncontact, d->npair, d->pair, d->pair_imp, d->pair_bias,
+  void* arrays[] = {d->pos, d->vel, d->vpred, d->iter, d->iter_next, d->cell, d->head, d->next,
+                    d->ncontact, d->npair, d->pair, d->pair_imp, d->pair_ref, d->pair_solved,
+                    d->pair_count, d->pair_first, d->cp_grain, d->cp_partner, d->cp_normal,
+                    d->cp_target, d->cp_bias_target, d->cp_share, d->cp_imp, d->cp_bias, g->scan,
+                    d->pair_bias,
                     d->nshape, d->sc_shape, d->sc_normal, d->sc_depth, d->sc_vel, d->sc_imp,
                     d->sc_bias, d->npair_prev, d->pair_prev, d->pair_imp_prev, d->nshape_prev,
-                    d->sc_shape_prev, d->sc_imp_prev, g->shapes, g->grids, g->wrench_part,
-                    g->out, g->body_mob, g->impulse, d->body_dv, d->body_nc};
+                    d->sc_shape_prev, d->sc_imp_prev, d->nbr, d->nnbr, d->nbr_pos, g->shapes,
+                    g->grids, g->wrench_part, g->out, g->body_mob, g->impulse, d->body_dv,
+                    d->body_nc};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
     if (arrays[i]) cudaFree(arrays[i]);
   }
@@ -187,21 +196,33 @@ static grnStatus cuda_create_arrays(grnSolver* s, grnCuda* g) {
   size_t nshape = s->params.max_shapes > 0 ? (size_t)s->params.max_shapes : 1;
   d->cap = (int)cap;
   d->hash_size = (unsigned)s->params.hash_size;
-  g->out_bytes = 6 * nbody * sizeof(double) + 2 * sizeof(int);
+  // pairs: half the slots (each pair fills a slot in both grains); more are dropped as overflow
+  size_t pcap = kp / 2 * cap;
+  d->cp_cap = (int)pcap;
+  g->scan_bytes = grn_cuda_scan_bytes((int)cap);
+  g->out_bytes = 6 * nbody * sizeof(double) + 4 * sizeof(int);
 
   // device arrays, zeroed
   struct { void** ptr; size_t bytes; } arrays[] = {
     {(void**)&d->pos, 3 * cap * f},           {(void**)&d->vel, 3 * cap * f},
-    {(void**)&d->vpred, 3 * cap * f},         {(void**)&d->dv, 3 * cap * f},
-    {(void**)&d->dv_next, 3 * cap * f},       {(void**)&d->cell, 3 * cap * n},
+    {(void**)&d->vpred, 3 * cap * f},         {(void**)&d->iter, GRN_ITER * cap * f},
+    {(void**)&d->iter_next, GRN_ITER * cap * f}, {(void**)&d->cell, 3 * cap * n},
     {(void**)&d->head, d->hash_size * n},     {(void**)&d->next, cap * n},
+    {(void**)&d->nbr, GRN_MAX_NEIGHBORS * cap * n}, {(void**)&d->nnbr, cap * n},
+    {(void**)&d->nbr_pos, 3 * cap * f},
     {(void**)&d->ncontact, cap * n},          {(void**)&d->npair, cap * n},
     {(void**)&d->pair, kp * cap * n},         {(void**)&d->pair_imp, 3 * kp * cap * f},
     {(void**)&d->nshape, cap * n},            {(void**)&d->sc_shape, ks * cap * n},
     {(void**)&d->sc_normal, 3 * ks * cap * f}, {(void**)&d->sc_depth, ks * cap * f},
     {(void**)&d->sc_vel, 3 * ks * cap * f},   {(void**)&d->sc_imp, 3 * ks * cap * f},
-    {(void**)&d->dvb, 3 * cap * f},           {(void**)&d->dvb_next, 3 * cap * f},
-    {(void**)&d->pair_bias, kp * cap * f},    {(void**)&d->sc_bias, ks * cap * f},
+    {(void**)&d->sc_bias, ks * cap * f},
+    {(void**)&d->pair_ref, kp * cap * n},     {(void**)&d->pair_solved, cap * n},
+    {(void**)&d->pair_count, (cap + 1) * n},  {(void**)&d->pair_first, (cap + 1) * n},
+    {(void**)&d->cp_grain, pcap * n},         {(void**)&d->cp_partner, pcap * n},
+    {(void**)&d->cp_normal, 3 * pcap * f},    {(void**)&d->cp_target, pcap * f},
+    {(void**)&d->cp_bias_target, pcap * f},   {(void**)&d->cp_share, pcap * f},
+    {(void**)&d->cp_imp, 3 * pcap * f},       {(void**)&d->cp_bias, pcap * f},
+    {&g->scan, g->scan_bytes},
     {(void**)&d->npair_prev, cap * n},        {(void**)&d->pair_prev, kp * cap * n},
     {(void**)&d->pair_imp_prev, 3 * kp * cap * f},
     {(void**)&d->nshape_prev, cap * n},       {(void**)&d->sc_shape_prev, ks * cap * n},
@@ -211,8 +232,11 @@ static grnStatus cuda_create_arrays(grnSolver* s, grnCuda* g) {
     {(void**)&g->out, g->out_bytes},
     {(void**)&g->body_mob, 36 * nbody * f},   {(void**)&g->impulse, 6 * nbody * sizeof(double)},
     {(void**)&d->body_dv, 6 * nbody * f},     {(void**)&d->body_nc, nbody * n},
+    // per-slot baumgarte impulses for one loop only (NULL otherwise)
+    {(void**)&d->pair_bias, s->params.one_loop ? kp * cap * f : 0},
   };
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
+    if (arrays[i].ptr == (void**)&d->pair_bias && arrays[i].bytes == 0) continue;
     size_t bytes = arrays[i].bytes ? arrays[i].bytes : 1;
     cudaError_t err = cudaMalloc(arrays[i].ptr, bytes);
     if (err != cudaSuccess) {
@@ -225,6 +249,7 @@ static grnStatus cuda_create_arrays(grnSolver* s, grnCuda* g) {
   // the flags after the wrench in out
   d->overflow = (int*)(g->out + 6 * nbody);
   d->nonfinite = d->overflow + 1;
+  d->nbr_overflow = d->overflow + 2;
 
   // page-locked staging on the host
   void* host = NULL;
@@ -271,6 +296,7 @@ static grnStatus cuda_set_grains(grnSolver* s, int n, const float* pos, const fl
   GRN_CUDA_TRY(cudaMemsetAsync(g->d.nshape, 0, (size_t)g->d.cap * sizeof(int), g->stream));
   GRN_CUDA_TRY(cudaStreamSynchronize(g->stream));
   g->d.n = n;
+  g->lists_valid = 0;
   return grnOK;
 }
 
@@ -422,15 +448,21 @@ static grnStatus cuda_substep(grnSolver* s) {
   // external forces
   GRN_CUDA_TRY(grn_cuda_predict(d, k, stream));
 
-  // broadphase: cells and the linked-list hash
-  GRN_CUDA_TRY(grn_cuda_clear_heads(d, stream));
-  GRN_CUDA_TRY(grn_cuda_hash_insert(d, k, stream));
+  // broadphase: the list hash when a grain may have come within the cutoff of one not listed
+  int rebuild = !g->lists_valid || g->moved2 > k->moved2;
+  if (rebuild) {
+    GRN_CUDA_TRY(grn_cuda_clear_heads(d, stream));
+    GRN_CUDA_TRY(grn_cuda_hash_insert(d, k->inv_list_cell, stream));
+  }
 
   // last substep's contacts become the warm start
   grn_swap_contacts(d);
 
-  // narrowphase: grain-grain, then grain-shape
-  GRN_CUDA_TRY(grn_cuda_collide(d, k, stream));
+  // narrowphase: neighbour lists (when rebuilt), grain-grain, then grain-shape
+  GRN_CUDA_TRY(grn_cuda_collide(d, k, rebuild, stream));
+
+  // grain-grain contacts as pairs: which grain solves each, numbered in grain order
+  if (!k->one_loop) GRN_CUDA_TRY(grn_cuda_pairs(d, k, g->scan, g->scan_bytes, stream));
 
   // coupled bodies: their contacts, and how the warm-started impulses move them
   if (d->body_mob) {
@@ -451,8 +483,8 @@ static grnStatus cuda_substep(grnSolver* s) {
     GRN_CUDA_TRY(grn_cuda_wrench(d, k, nbody, g->wrench_part, g->out, stream));
   }
 
-  // symplectic euler
-  GRN_CUDA_TRY(grn_cuda_integrate(d, k, stream));
+  // symplectic euler, and how far the grains have gone from where the lists were built
+  GRN_CUDA_TRY(grn_cuda_integrate(d, k, (unsigned*)(d->overflow + 3), stream));
 
   // wrench and flags out
   GRN_CUDA_TRY(cudaMemcpyAsync(g->out_host, g->out, g->out_bytes, cudaMemcpyDeviceToHost,
@@ -460,6 +492,8 @@ static grnStatus cuda_substep(grnSolver* s) {
   GRN_CUDA_TRY(cudaStreamSynchronize(stream));
   for (int j = 0; j < 6 * nbody; j++) s->wrench_sum[j] += g->out_host[j];
   const int* flags = (const int*)(g->out_host + 6 * (nbody > 0 ? nbody : 0));
+  if (rebuild) g->lists_valid = !flags[2];
+  memcpy(&g->moved2, flags + 3, sizeof(float));
   return flags[1] ? grnERR_NONFINITE : grnOK;
 }
 
@@ -475,7 +509,7 @@ static grnStatus cuda_find_pairs(grnSolver* s, int* pairs, int max, int* npairs)
   if (n == 0) return grnOK;
   GRN_CUDA_TRY(cudaSetDevice(g->device));
   GRN_CUDA_TRY(grn_cuda_clear_heads(d, g->stream));
-  GRN_CUDA_TRY(grn_cuda_hash_insert(d, k, g->stream));
+  GRN_CUDA_TRY(grn_cuda_hash_insert(d, k->inv_cell, g->stream));
 
   // host copies of what the neighbour walk reads
   grnData h;

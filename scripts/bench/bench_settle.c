@@ -1,6 +1,6 @@
 // settling-scene benchmark driver for scripts/bench/peers.py (not a test).
 //
-// four modes; all but init print one json object per measurement on stdout:
+// six modes; all but init print one json object per measurement on stdout:
 //
 //   init     the peers' initial state: n non-overlapping grains at uniformly random positions in
 //            a box, by random sequential addition, written as float32 x y z per grain.
@@ -11,6 +11,9 @@
 //   hash     seeds' fig. 3: a tall square column of grains settles (untimed, 1 ms substep),
 //            then the same column is timed at each hash table size (factors of the grain count),
 //            the fastest of R timings each.
+//   loops    seeds' fig. 6: the same column timed with split collide / resolve passes and with
+//            one loop (grnParams.one_loop).
+//   skin     the same column timed at each neighbour-list skin (grnParams.skin, radii).
 //   bodies   seeds' fig. 9 (left) without the gear tower: a bed of grains with k kinematic
 //            shapes (boxes and cylinders alternately) spinning about the vertical in it; timed
 //            for each k, with a wrench slot per shape as the plugin would have.
@@ -18,8 +21,10 @@
 //   bench_settle init   --grains N --out FILE --width W --height H [--seed U]
 //   bench_settle settle --in FILE --out FILE --width W --time T
 //   bench_settle hash   --grains N --factors 0.5,1,2,4,8 --substeps S [--repeat R]
+//   bench_settle loops  --grains N --substeps S [--repeat R]
+//   bench_settle skin   --grains N --skins 0,0.25,0.5,1 --substeps S [--repeat R]
 //   bench_settle bodies --grains N --counts 0,1,2,4,8,16 --time T
-//   common: [--backend cpu|cuda] [--dt S] [--iterations K] [--seed U] [--settle T]
+//   common: [--backend cpu|cuda] [--dt S] [--iterations K] [--skin R] [--seed U] [--settle T]
 //   thread count: OMP_NUM_THREADS
 #define _DEFAULT_SOURCE  // clock_gettime
 #include <math.h>
@@ -49,6 +54,7 @@ typedef struct Options_ {
   grnBackend backend;         // solver backend
   double dt;                  // substep (0: default)
   int iterations;             // projected jacobi iterations (0: default)
+  double skin;                // neighbour-list skin [radii] (< 0: default)
   unsigned seed;              // lattice jitter
 } Options;
 
@@ -87,10 +93,11 @@ static int parse_args(int argc, char** argv, Options* o) {
   o->repeat = 1;
   o->settle = 0.5;
   o->seed = 12345;
+  o->skin = -1;
   if (argc < 2) return 0;
   o->mode = argv[1];
   if (strcmp(o->mode, "init") && strcmp(o->mode, "settle") && strcmp(o->mode, "hash") &&
-      strcmp(o->mode, "bodies")) {
+      strcmp(o->mode, "loops") && strcmp(o->mode, "skin") && strcmp(o->mode, "bodies")) {
     return 0;
   }
   for (int i = 2; i < argc; i += 2) {
@@ -104,13 +111,14 @@ static int parse_args(int argc, char** argv, Options* o) {
     else if (!strcmp(a, "--height")) o->height = strtod(v, &end);
     else if (!strcmp(a, "--time")) o->time = strtod(v, &end);
     else if (!strcmp(a, "--grains")) o->grains = (int)strtol(v, &end, 10);
-    else if (!strcmp(a, "--factors") || !strcmp(a, "--counts")) {
+    else if (!strcmp(a, "--factors") || !strcmp(a, "--counts") || !strcmp(a, "--skins")) {
       if (!parse_list(v, o->list, &o->nlist)) return 0;
     } else if (!strcmp(a, "--substeps")) o->substeps = (int)strtol(v, &end, 10);
     else if (!strcmp(a, "--repeat")) o->repeat = (int)strtol(v, &end, 10);
     else if (!strcmp(a, "--settle")) o->settle = strtod(v, &end);
     else if (!strcmp(a, "--dt")) o->dt = strtod(v, &end);
     else if (!strcmp(a, "--iterations")) o->iterations = (int)strtol(v, &end, 10);
+    else if (!strcmp(a, "--skin")) o->skin = strtod(v, &end);
     else if (!strcmp(a, "--seed")) o->seed = (unsigned)strtoul(v, &end, 10);
     else if (!strcmp(a, "--backend")) {
       if (!strcmp(v, "cpu")) o->backend = grnBACKEND_CPU;
@@ -127,8 +135,8 @@ static int parse_args(int argc, char** argv, Options* o) {
   if (!strcmp(o->mode, "settle")) {
     return o->in && o->width > 0 && o->time > 0;
   }
-  return o->grains > 0 && o->nlist > 0 && o->substeps > 0 && o->repeat > 0 && o->settle >= 0 &&
-         (strcmp(o->mode, "bodies") || o->time > 0);
+  return o->grains > 0 && (o->nlist > 0 || !strcmp(o->mode, "loops")) && o->substeps > 0 &&
+         o->repeat > 0 && o->settle >= 0 && (strcmp(o->mode, "bodies") || o->time > 0);
 }
 
 // default params with the options' substep and iterations
@@ -138,6 +146,7 @@ static grnParams make_params(const Options* o, int capacity) {
   p.capacity = capacity;
   if (o->dt > 0) p.dt = (float)o->dt;
   if (o->iterations > 0) p.iterations = o->iterations;
+  if (o->skin >= 0) p.skin = (float)o->skin;
   return p;
 }
 
@@ -362,22 +371,19 @@ static int compare_float(const void* a, const void* b) {
   return (x > y) - (x < y);
 }
 
-// hash mode: a settled tall column timed at each hash table size
-static int run_hash(const Options* o) {
+// a square column of n grains, four times as tall as wide once settled (packing about 0.6),
+// settled with a coarse substep (how it came to rest does not matter to the timings): positions
+// into pos (n x 3), walls (NWALL), width and the settled height (the 98th percentile of the grain
+// tops, a few loose grains aside); 0 on success
+static int settled_column(const Options* o, const grnParams* p, float* pos, grnShape* walls,
+                          float* width, float* height) {
   int n = o->grains;
-  grnParams p = make_params(o, n);
-  float r = p.radius;
-  // a square column four times as tall as wide once settled (packing about 0.6)
+  float r = p->radius;
   double grain_volume = 4.0 / 3.0 * M_PI * r * r * r;
   float w = (float)cbrt(n * grain_volume / (0.6 * 4));
-  float* pos = (float*)malloc(3 * (size_t)n * sizeof(float));
-  if (!pos) return 1;
   lattice(n, r, w, o->seed, pos);
-  grnShape walls[NWALL];
-  container(w, p.friction, walls);
-
-  // settle with a coarse substep (how it came to rest does not matter to the timing)
-  grnParams coarse = p;
+  container(w, p->friction, walls);
+  grnParams coarse = *p;
   coarse.dt = 1e-3f;
   grnSolver* s = make_solver(&coarse, o->backend, n, pos, NWALL, walls);
   grnStatus st = s ? advance(s, (int)lround(o->settle / coarse.dt)) : grnERR_ARG;
@@ -385,49 +391,82 @@ static int run_hash(const Options* o) {
   grn_destroy(s);
   if (st != grnOK) {
     fprintf(stderr, "bench_settle: settling the column: %s\n", grn_status_string(st));
-    free(pos);
     return 1;
   }
-
-  // settled column height: the 98th percentile of the grain tops (a few loose grains aside)
   float* z = (float*)malloc((size_t)n * sizeof(float));
   if (!z) return 1;
   for (int i = 0; i < n; i++) z[i] = pos[3 * i + 2] + r;
   qsort(z, n, sizeof(float), compare_float);
-  float top = z[(size_t)(0.98 * (n - 1))];
+  *height = z[(size_t)(0.98 * (n - 1))];
+  *width = w;
   free(z);
+  return 0;
+}
 
+// the settled column timed with params q: the fastest of the repeats of S substeps, after 20
+// untimed ones that relax what the coarse substep left; prints one json line for the mode, with
+// the varied setting as "name": value; 0 on success
+static int time_column(const Options* o, const grnParams* q, const float* pos,
+                       const grnShape* walls, float w, float top, const char* name,
+                       double value) {
+  int n = o->grains;
+  grnSolver* s = make_solver(q, o->backend, n, pos, NWALL, walls);
+  grnStatus st = s ? advance(s, 20) : grnERR_ARG;
+  int npairs = 0;
+  if (st == grnOK) st = grn_find_pairs(s, NULL, 0, &npairs);
+  // the fastest of the repeats: the machine may be shared
+  double wall = 1e30;
+  for (int rep = 0; rep < o->repeat && st == grnOK; rep++) {
+    double t0 = now();
+    st = advance(s, o->substeps);
+    wall = fmin(wall, now() - t0);
+  }
+  if (st != grnOK) {
+    if (s) fprintf(stderr, "bench_settle: %s %g: %s\n", name, value, grn_status_string(st));
+    grn_destroy(s);
+    return 1;
+  }
+  print_head(o->mode, s, n);
+  printf(", \"%s\": %g, \"column_width\": %g, \"column_height\": %g, "
+         "\"contacts_per_grain\": %.3f, \"substeps\": %d, \"repeat\": %d, \"wall_s\": %.4f, "
+         "\"wall_per_sim_s\": %.4f, \"pss\": %.4g}\n",
+         name, value, w, top, 2.0 * npairs / n, o->substeps, o->repeat, wall,
+         wall / (o->substeps * (double)q->dt), (double)n * o->substeps / wall);
+  fflush(stdout);
+  grn_destroy(s);
+  return 0;
+}
+
+// hash, loops and skin modes: the settled column timed at each hash table size (a factor of n),
+// with split passes and with one loop, or at each neighbour-list skin
+static int run_column(const Options* o) {
+  int n = o->grains;
+  grnParams p = make_params(o, n);
+  float* pos = (float*)malloc(3 * (size_t)n * sizeof(float));
+  grnShape walls[NWALL];
+  float w, top;
+  if (!pos || settled_column(o, &p, pos, walls, &w, &top)) {
+    free(pos);
+    return 1;
+  }
   int failed = 0;
+  if (!strcmp(o->mode, "loops")) {
+    for (int one_loop = 0; one_loop <= 1; one_loop++) {
+      grnParams q = p;
+      q.one_loop = one_loop;
+      failed |= time_column(o, &q, pos, walls, w, top, "one_loop", one_loop);
+    }
+  }
   for (int i = 0; i < o->nlist; i++) {
     grnParams q = p;
-    q.hash_size = (int)lround(o->list[i] * n);
-    if (q.hash_size < 1) q.hash_size = 1;
-    s = make_solver(&q, o->backend, n, pos, NWALL, walls);
-    // untimed substeps relax what the coarse substep left
-    st = s ? advance(s, 20) : grnERR_ARG;
-    int npairs = 0;
-    if (st == grnOK) st = grn_find_pairs(s, NULL, 0, &npairs);
-    // the fastest of the repeats: the machine may be shared
-    double wall = 1e30;
-    for (int rep = 0; rep < o->repeat && st == grnOK; rep++) {
-      double t0 = now();
-      st = advance(s, o->substeps);
-      wall = fmin(wall, now() - t0);
+    if (!strcmp(o->mode, "hash")) {
+      q.hash_size = (int)lround(o->list[i] * n);
+      if (q.hash_size < 1) q.hash_size = 1;
+      failed |= time_column(o, &q, pos, walls, w, top, "hash_factor", o->list[i]);
+    } else if (!strcmp(o->mode, "skin")) {
+      q.skin = (float)o->list[i];
+      failed |= time_column(o, &q, pos, walls, w, top, "skin", o->list[i]);
     }
-    if (st != grnOK) {
-      if (s) fprintf(stderr, "bench_settle: hash %g: %s\n", o->list[i], grn_status_string(st));
-      grn_destroy(s);
-      failed = 1;
-      continue;
-    }
-    print_head("hash", s, n);
-    printf(", \"hash_factor\": %g, \"column_width\": %g, \"column_height\": %g, "
-           "\"contacts_per_grain\": %.3f, \"substeps\": %d, \"repeat\": %d, \"wall_s\": %.4f, "
-           "\"wall_per_sim_s\": %.4f, \"pss\": %.4g}\n",
-           o->list[i], w, top, 2.0 * npairs / n, o->substeps, o->repeat, wall,
-           wall / (o->substeps * (double)q.dt), (double)n * o->substeps / wall);
-    fflush(stdout);
-    grn_destroy(s);
   }
   free(pos);
   return failed;
@@ -559,8 +598,12 @@ int main(int argc, char** argv) {
             "       bench_settle settle --in FILE [--out FILE] --width W --time T\n"
             "       bench_settle hash   --grains N --factors 0.5,1,2,4,8 [--substeps S]\n"
             "                           [--repeat R]\n"
+            "       bench_settle loops  --grains N [--substeps S] [--repeat R]\n"
+            "       bench_settle skin   --grains N --skins 0,0.25,0.5,1 [--substeps S]\n"
+            "                           [--repeat R]\n"
             "       bench_settle bodies --grains N --counts 0,1,2,4 --time T\n"
-            "  common: [--backend cpu|cuda] [--dt S] [--iterations K] [--seed U] [--settle T]\n"
+            "  common: [--backend cpu|cuda] [--dt S] [--iterations K] [--skin R] [--seed U]\n"
+            "          [--settle T]\n"
             "  threads: OMP_NUM_THREADS; cuda: %s\n",
             grn_cuda_info());
     return 2;
@@ -578,6 +621,6 @@ int main(int argc, char** argv) {
   }
   if (!strcmp(o.mode, "init")) return run_init(&o);
   if (!strcmp(o.mode, "settle")) return run_settle(&o);
-  if (!strcmp(o.mode, "hash")) return run_hash(&o);
-  return run_bodies(&o);
+  if (!strcmp(o.mode, "bodies")) return run_bodies(&o);
+  return run_column(&o);
 }

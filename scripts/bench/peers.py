@@ -169,8 +169,8 @@ class Bench:
                         OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     self.mpirun = ["mpirun", "-np", str(self.threads), "--bind-to", "none",
                    "--mca", "mpi_yield_when_idle", "1"]
-    self.results = {"settle": [], "scaling": [], "hash": [], "bodies": [], "gpu": [],
-                    "load": {}, "meta": {}}
+    self.results = {"settle": [], "scaling": [], "hash": [], "loops": [], "skin": [],
+                    "bodies": [], "gpu": [], "load": {}, "meta": {}}
     # a run of some parts only keeps the other parts' results from the last run
     saved = os.path.join(self.out, "results.json")
     if args.parts_given and os.path.exists(saved):
@@ -355,8 +355,8 @@ class Bench:
     self.results["load"]["scaling_after"] = load()
 
   def breakdown(self):
-    """mjgranular's cost per grain-substep split into the fixed part (prediction, hash,
-    collision, integration) and the part per jacobi iteration, by runs at 1, 10 and 20
+    """mjgranular's cost per grain-substep split into the fixed part (prediction, neighbour
+    lists, collision, pairs, integration) and the part per jacobi iteration, by runs at 1, 10 and 20
     iterations of the settling scene."""
     a = self.a
     sc = self.scene(a.break_grains, data=False)
@@ -403,6 +403,25 @@ class Bench:
          "--settle", "%g" % a.hash_settle], "hash")
       self.save()
     self.results["load"]["hash_after"] = load()
+
+  def column(self, part, args, label):
+    """the settled column of each hash_sizes count timed by bench_settle mode part."""
+    a = self.a
+    self.results["load"][part + "_before"] = load()
+    for n in a.hash_sizes:
+      self.say("%s: column of %d grains" % (label, n))
+      self.results[part] += self.driver_rows(
+        [part, "--grains", str(n)] + args +
+        ["--substeps", str(a.hash_substeps), "--repeat", str(a.hash_repeat),
+         "--settle", "%g" % a.hash_settle], part)
+      self.save()
+    self.results["load"][part + "_after"] = load()
+
+  def loops(self):
+    self.column("loops", [], "one loop against split passes")
+
+  def skin(self):
+    self.column("skin", ["--skins", self.a.skins], "neighbour-list skins %s" % self.a.skins)
 
   def save(self):
     with open(os.path.join(self.out, "results.json"), "w") as f:
@@ -557,7 +576,8 @@ def report(res, out, made):
             and not r.get("failed")}, key=lambda t: t[1]))))
     L.append(
       "- **mjgranular**: projected Jacobi at its defaults (substep 5e-4 s, 10 iterations, "
-      "Baumgarte 0.2, contact margin 0.1 r, hash table 2N), CPU backend, OpenMP threads "
+      "Baumgarte 0.2, contact margin 0.1 r, neighbour-list skin 0.5 r, hash table 2N), CPU "
+      "backend, OpenMP threads "
       "(`OMP_NUM_THREADS`, `OMP_WAIT_POLICY=passive`); hard contact, grains do not spin; "
       "driver `scripts/bench/bench_settle.c` (calls of 10 substeps, as a 5 ms MuJoCo step).\n"
       "- **LIGGGHTS** (`pair_style gran model hertz tangential history`, `fix wall/gran` planes) "
@@ -684,9 +704,9 @@ def report(res, out, made):
       L.append("| %d | %.1f | %.2f | %.3f | %.1f |" % (r["iterations"], r["wall_s"], u,
                                                      r["packing"], r["load_1min"]))
     L.append("")
-    line = ("Linear fit: **%.2f us** per grain-substep for prediction, hash, collision and "
-            "integration, plus **%.2f us** per grain per Jacobi iteration (%.2f us at the default "
-            "10)." % (fixed, slope, fixed + 10 * slope))
+    line = ("Linear fit: **%.2f us** per grain-substep for prediction, neighbour lists, "
+            "collision, pairs and integration, plus **%.2f us** per grain per Jacobi iteration "
+            "(%.2f us at the default 10)." % (fixed, slope, fixed + 10 * slope))
     peer = [r for r in res["settle"] if r["code"] == "liggghts" and r["n"] == n
             and not r.get("failed")]
     if peer:
@@ -747,18 +767,55 @@ def report(res, out, made):
     col = {n: [r for r in hs if r["grains"] == n][0] for n in sizes}
     L.append("Columns: " + "; ".join("%d grains %.2f m tall, %.1f contacts per grain"
                                      % (n, col[n]["column_height"], col[n]["contacts_per_grain"])
-                                     for n in sizes) + ". Bold: fastest per column.\n")
+                                     for n in sizes) + ". Bold: fastest per column. The hash is "
+             "built only when the neighbour lists are (a grain has moved half the skin), so "
+             "its size matters less here than in the seeds' solver, which hashes every "
+             "substep.\n")
   if res.get("errors"):
     L.append("**Failures** (see bench.log): %s.\n" % "; ".join(res["errors"]))
-  L.append("## Seeds' Fig. 6: one loop against split collide / resolve\n")
-  L.append("| variant | status |")
-  L.append("|---|---|")
-  L.append("| TWOLOOPSSPLIT (collide pass writes the contact list, then the Jacobi passes) | "
-           "what mjgranular does; its speed is every mjgranular figure on this page |")
-  L.append("| ONELOOP, TWOLOOPSFUSED | **missing**: the solver has only the split passes "
-           "(`kernels/cpu/solver_cpu.c`, `kernels/cuda/`); a fused variant needs a change in "
-           "kernels/, which this benchmark does not make. Row left out. |")
-  L.append("")
+  lp = res.get("loops", [])
+  if lp:
+    L.append("## Seeds' Fig. 6: one loop against split collide / resolve\n")
+    L.append("The settled column of the table above, timed for %d substeps at the defaults, the "
+             "fastest of %d timings, with each Jacobi iteration done two ways "
+             "(`grnParams.one_loop`):\n\n"
+             "- **split** (the default; the seeds' TWOLOOPSSPLIT): the narrowphase finds every "
+             "grain's contacts once per substep and numbers the grain-grain ones as pairs; each "
+             "iteration is two passes, every pair solved once (the partner takes the exact "
+             "negative), then every grain sums its pairs' and shape contacts' impulses.\n"
+             "- **one loop** (the seeds' ONELOOP): each iteration is one pass in which every "
+             "grain finds its contacts again (distance tests over its neighbour list) and solves "
+             "each from its own side, contact frame included.\n\n"
+             "Both give the same grains bit for bit (`SolverCpu.OneLoopGivesTheSameResultsAs"
+             "SplitPasses`), so the table compares speed alone.\n"
+             % (lp[0]["substeps"], lp[0].get("repeat", 1)))
+    L.append("| grains | split: particle-substeps / s | one loop: particle-substeps / s | "
+             "split faster by |")
+    L.append("|---:|---:|---:|---:|")
+    for n in sorted({r["grains"] for r in lp}):
+      sp = [r for r in lp if r["grains"] == n and r["one_loop"] == 0]
+      ol = [r for r in lp if r["grains"] == n and r["one_loop"] == 1]
+      if sp and ol:
+        L.append("| %d | %.3g | %.3g | %.2fx |" % (n, sp[0]["pss"], ol[0]["pss"],
+                                                  sp[0]["pss"] / ol[0]["pss"]))
+    L.append("")
+  sk = res.get("skin", [])
+  if sk:
+    L.append("## Neighbour-list skin\n")
+    L.append("The same column, timed at each skin (`grnParams.skin`, radii; the lists are "
+             "rebuilt from the hash when a grain has moved 0.49 skin; 0 rebuilds every "
+             "substep). The contacts, and so the results, are the same at every skin "
+             "(`GrnCollide.SkinDoesNotChangeResults`). Particle-substeps per second:\n")
+    sizes = sorted({r["grains"] for r in sk})
+    L.append("| skin [r] | " + " | ".join("%d grains" % n for n in sizes) + " |")
+    L.append("|---:|" + "---:|" * len(sizes))
+    for v in sorted({r["skin"] for r in sk}):
+      cells = []
+      for n in sizes:
+        m = [r for r in sk if r["grains"] == n and r["skin"] == v]
+        cells.append("%.3g" % m[0]["pss"] if m else "")
+      L.append("| %g%s | %s |" % (v, " (default)" if v == 0.5 else "", " | ".join(cells)))
+    L.append("")
   if made:
     L.append("## Plots\n")
     for p in made:
@@ -815,8 +872,8 @@ def main():
   ap.add_argument("--quick", action="store_true", help="small N, short times (development, CI)")
   ap.add_argument("--threads", type=int, default=os.cpu_count())
   ap.add_argument("--peers", default="liggghts,lammps", help="comma list, or 'none'")
-  ap.add_argument("--only", default="settle,scaling,breakdown,bodies,hash",
-                  help="parts to run: settle, scaling, breakdown, bodies, hash")
+  ap.add_argument("--only", default="settle,scaling,breakdown,bodies,hash,loops,skin",
+                  help="parts to run: settle, scaling, breakdown, bodies, hash, loops, skin")
   ap.add_argument("--report-only", action="store_true", help="redo table and plots from json")
   ap.add_argument("--timeout", type=float, default=1800, help="per run [s]")
   ap.add_argument("--sizes", dest="sizes_arg", help="settling-scene grain counts (comma list)")
@@ -833,6 +890,7 @@ def main():
     a.body_grains, a.body_counts, a.body_time, a.body_settle = 3000, "0,1,2,4", 0.02, 0.1
     a.hash_sizes, a.hash_factors, a.hash_substeps, a.hash_settle = [2000], "0.5,1,2,4,8", 20, 0.1
     a.hash_repeat = 2
+    a.skins = "0,0.5,1"
   else:
     a.sizes, a.times = [10000, 50000, 100000], [0.3, 0.15, 0.1]
     a.break_grains, a.break_time = 10000, 0.3
@@ -841,6 +899,7 @@ def main():
     a.hash_sizes, a.hash_factors, a.hash_substeps, a.hash_settle = ([10000, 30000],
                                                                     "0.5,1,2,4,8", 40, 0.6)
     a.hash_repeat = 3
+    a.skins = "0,0.25,0.5,1,2"
   if a.sizes_arg:
     a.sizes = [int(float(x)) for x in a.sizes_arg.split(",")]
     a.times = (a.times + [a.times[-1]] * len(a.sizes))[:len(a.sizes)]
@@ -891,6 +950,10 @@ def main():
     b.bodies()
   if "hash" in parts:
     b.hash()
+  if "loops" in parts:
+    b.loops()
+  if "skin" in parts:
+    b.skin()
   b.results["load"]["end"] = load()
   b.results["meta"]["total_s"] = time.monotonic() - t0
   b.save()

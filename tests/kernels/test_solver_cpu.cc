@@ -1,5 +1,6 @@
 // cpu backend (cpu/solver_cpu.c): the same inputs give bit-identical grains and wrenches when run
-// twice in one process, though the hash lists are built by racing threads.
+// twice in one process, though the hash lists are built by racing threads; and the one-loop
+// iteration (grnParams.one_loop) gives bit for bit what the split passes give.
 #include <cstring>
 #include <random>
 #include <vector>
@@ -21,11 +22,12 @@ struct Outcome {
   std::vector<double> wrenches;  // after each advance, (nadvance x max_bodies x 6)
 };
 
-grnParams Params() {
+grnParams Params(int one_loop = 0) {
   grnParams p;
   grn_default_params(&p);
   p.capacity = 1000;
   p.max_bodies = 2;
+  p.one_loop = one_loop;
   return p;
 }
 
@@ -95,6 +97,27 @@ TEST(SolverCpu, SameInputsGiveIdenticalResults) {
   EXPECT_TRUE(SameBits(first.grains.pos, again.grains.pos)) << "positions differ on reuse";
   EXPECT_TRUE(SameBits(first.grains.vel, again.grains.vel)) << "velocities differ on reuse";
   EXPECT_TRUE(SameBits(first.wrenches, again.wrenches)) << "wrenches differ on reuse";
+}
+
+// one loop finds each grain's contacts again in every iteration and solves each contact from both
+// sides; split passes solve each pair once and hand the partner the negative. the contact law is
+// odd, so the two must agree exactly
+TEST(SolverCpu, OneLoopGivesTheSameResultsAsSplitPasses) {
+  Outcome split, one_loop;
+  {
+    SolverPtr s = MakeSolver(Params(0));
+    ASSERT_TRUE(s);
+    Simulate(s.get(), &split);
+  }
+  {
+    SolverPtr s = MakeSolver(Params(1));
+    ASSERT_TRUE(s);
+    Simulate(s.get(), &one_loop);
+  }
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_TRUE(SameBits(split.grains.pos, one_loop.grains.pos)) << "positions differ";
+  EXPECT_TRUE(SameBits(split.grains.vel, one_loop.grains.vel)) << "velocities differ";
+  EXPECT_TRUE(SameBits(split.wrenches, one_loop.wrenches)) << "wrenches differ";
 }
 
 }  // namespace

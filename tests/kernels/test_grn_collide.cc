@@ -1,0 +1,163 @@
+// narrowphase (grn_collide.h): the neighbour lists, reused over substeps until a grain has moved
+// half the skin, must give every grain exactly the contacts a brute-force O(N^2) check finds at
+// the positions of each substep, and so the same results whatever the skin.
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "granular.h"
+#include "grn_solver.h"  // grn_contact_layout: the contact-state buffer
+#include "grn_test_util.h"
+
+namespace {
+
+using grn_test::MakeSolver;
+using grn_test::SolverPtr;
+
+constexpr int kGrains = 600;
+
+grnParams Params(float skin) {
+  grnParams p;
+  grn_default_params(&p);
+  p.capacity = kGrains;
+  p.skin = skin;
+  return p;
+}
+
+// grains in a container: a loose random column moving at up to 0.4 m/s (some substeps keep the
+// lists, some rebuild them), plus a clump of 40 grains heaped on one spot, more than a neighbour
+// list holds, so those grains search the hash instead
+void Load(grnSolver* s, std::vector<grnShape>* walls) {
+  const grnParams* p = grn_params(s);
+  const float r = p->radius, c[3] = {0, 0, 0.15f}, h[3] = {0.04f, 0.04f, 0.15f};
+  *walls = grn_test::Container(c, h, 0.5f);
+  const float in = 0.04f - 1.2f * r;
+  const float lo[3] = {-in, -in, 1.2f * r}, hi[3] = {in, in, 0.28f};
+  std::vector<float> pos =
+      grn_test::JitteredLattice(kGrains - 40, lo, hi, 2.6f * r, 0.2f * r, 11);
+  ASSERT_EQ(pos.size(), 3u * (kGrains - 40));
+  std::mt19937 rng(12);
+  std::normal_distribution<float> clump(0.0f, 0.4f * r);
+  for (int i = 0; i < 40; i++) {
+    pos.push_back(0.02f + clump(rng));
+    pos.push_back(0.02f + clump(rng));
+    pos.push_back(0.15f + clump(rng));
+  }
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> vel(pos.size());
+  for (float& v : vel) v = u(rng);
+  ASSERT_EQ(grn_set_shapes(s, (int)walls->size(), walls->data()), grnOK);
+  ASSERT_EQ(grn_set_grains(s, (int)(pos.size() / 3), pos.data(), vel.data()), grnOK);
+}
+
+// each grain's partners closer than the cutoff (strict <, float arithmetic as the solver), by
+// index, at most the slots a grain has
+std::vector<std::vector<int>> BrutePartners(const std::vector<float>& pos, float cutoff) {
+  int n = (int)(pos.size() / 3);
+  float cut2 = cutoff * cutoff;
+  std::vector<std::vector<int>> out(n);
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j < n; j++) {
+      if (j == i) continue;
+      float rx = pos[3 * i] - pos[3 * j];
+      float ry = pos[3 * i + 1] - pos[3 * j + 1];
+      float rz = pos[3 * i + 2] - pos[3 * j + 2];
+      if (rx * rx + ry * ry + rz * rz < cut2) out[i].push_back(j);
+    }
+    if (out[i].size() > GRN_MAX_PAIRS) out[i].resize(GRN_MAX_PAIRS);
+  }
+  return out;
+}
+
+// each grain's partners in the contact state of the last substep (the contacts found at the
+// positions it started from)
+std::vector<std::vector<int>> SolverPartners(const grnSolver* s) {
+  int cap = grn_params(s)->capacity, n = grn_count(s);
+  std::vector<char> buf(grn_contact_state_bytes(cap));
+  EXPECT_EQ(grn_get_contacts(s, buf.data()), grnOK);
+  grnContactLayout l = grn_contact_layout(cap);
+  const int* npair = (const int*)(buf.data() + l.npair);
+  const int* pair = (const int*)(buf.data() + l.pair);
+  std::vector<std::vector<int>> out(n);
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; k < npair[i]; k++) out[i].push_back(pair[GRN_SLOT(k, i, cap)]);
+  }
+  return out;
+}
+
+TEST(GrnCollide, NeighbourListsFindExactlyTheBruteForceContacts) {
+  SolverPtr s = MakeSolver(Params(0.5f));
+  ASSERT_TRUE(s);
+  std::vector<grnShape> walls;
+  Load(s.get(), &walls);
+  ASSERT_FALSE(HasFatalFailure());
+  const grnParams* p = grn_params(s.get());
+  const float cutoff = 2 * p->radius + p->margin * p->radius;
+  std::vector<float> pos(3 * kGrains);
+  int contacts = 0, crowded = 0;
+  for (int step = 0; step < 100; step++) {
+    // the contacts of a substep are found at the positions it starts from
+    ASSERT_EQ(grn_get_grains(s.get(), pos.data(), nullptr), grnOK);
+    ASSERT_EQ(grn_advance(s.get(), 1), grnOK);
+    std::vector<std::vector<int>> want = BrutePartners(pos, cutoff);
+    std::vector<std::vector<int>> got = SolverPartners(s.get());
+    for (int i = 0; i < kGrains; i++) {
+      ASSERT_EQ(got[i], want[i]) << "grain " << i << " at substep " << step;
+      contacts += (int)want[i].size();
+      crowded += want[i].size() == GRN_MAX_PAIRS;
+    }
+  }
+  // the scene has contacts, and grains with more partners than slots
+  EXPECT_GT(contacts, 100 * kGrains / 2);
+  EXPECT_GT(crowded, 0);
+}
+
+// two grains closing head-on, each as fast as the other, from just beyond the list distance: the
+// lists must be rebuilt before together they close the skin (each moves half of it)
+TEST(GrnCollide, HeadOnPairIsListedBeforeItTouches) {
+  grnParams p = Params(0.5f);
+  p.gravity[2] = 0;
+  SolverPtr s = MakeSolver(p);
+  ASSERT_TRUE(s);
+  const float cutoff = 2 * p.radius + p.margin * p.radius, reach = cutoff + p.skin * p.radius;
+  const float gap = 1.01f * reach, speed = 0.02f * p.radius / p.dt;
+  const float pos[6] = {-0.5f * gap, 0, 0, 0.5f * gap, 0, 0};
+  const float vel[6] = {speed, 0, 0, -speed, 0, 0};
+  ASSERT_EQ(grn_set_grains(s.get(), 2, pos, vel), grnOK);
+  std::vector<float> now(6);
+  int touching = 0;
+  for (int step = 0; step < 60; step++) {
+    ASSERT_EQ(grn_get_grains(s.get(), now.data(), nullptr), grnOK);
+    ASSERT_EQ(grn_advance(s.get(), 1), grnOK);
+    std::vector<std::vector<int>> want = BrutePartners(now, cutoff);
+    ASSERT_EQ(SolverPartners(s.get()), want) << "substep " << step;
+    touching += !want[0].empty();
+  }
+  EXPECT_GT(touching, 0) << "the grains never came within the cutoff";
+}
+
+TEST(GrnCollide, SkinDoesNotChangeResults) {
+  std::vector<float> want_pos, want_vel;
+  for (float skin : {0.0f, 0.1f, 0.5f, 2.0f}) {
+    SCOPED_TRACE(testing::Message() << "skin " << skin);
+    SolverPtr s = MakeSolver(Params(skin));
+    ASSERT_TRUE(s);
+    std::vector<grnShape> walls;
+    Load(s.get(), &walls);
+    ASSERT_FALSE(HasFatalFailure());
+    for (int k = 0; k < 8; k++) ASSERT_EQ(grn_advance(s.get(), 10), grnOK);
+    grn_test::Grains g = grn_test::Read(s.get());
+    if (want_pos.empty()) {
+      want_pos = g.pos, want_vel = g.vel;
+      continue;
+    }
+    // bitwise: every substep had the same contacts, in the same order
+    EXPECT_EQ(std::memcmp(g.pos.data(), want_pos.data(), want_pos.size() * sizeof(float)), 0);
+    EXPECT_EQ(std::memcmp(g.vel.data(), want_vel.data(), want_vel.size() * sizeof(float)), 0);
+  }
+}
+
+}  // namespace
