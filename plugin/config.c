@@ -44,7 +44,7 @@ typedef struct mjgAttr_ {
 // the table: every key the plugin accepts, its default, unit and range
 static const mjgAttr kAttr[] = {
   {"fill",       mjgBOX,     NULL,   "m",      0,    0,         0, OFF(fill),       OFF(has_fill)},
-  {"count",      mjgINT,     NULL,   "",       1,    1 << 28,   0, OFF(count),      -1},
+  {"count",      mjgINT,     NULL,   "",       1,    1 << 26,   0, OFF(count),      -1},
   {"radius",     mjgREAL,    "0.005", "m",     0,    1e3,       1, OFF(radius),     -1},
   {"density",    mjgREAL,    "2500", "kg/m^3", 0,    1e6,       1, OFF(density),    -1},
   {"friction",   mjgREAL,    "0.5",  "",       0,    1e3,       0, OFF(friction),   -1},
@@ -305,9 +305,9 @@ int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, i
                2 * cfg->radius);
       return refuse(msg, size, "fill", fill_text, why);
     }
-    if (need > (1 << 28)) {
+    if (need > (1 << 26)) {
       snprintf(why, sizeof(why), "box needs %lld grains of radius %g m, more than the limit %d",
-               need, cfg->radius, 1 << 28);
+               need, cfg->radius, 1 << 26);
       return refuse(msg, size, "fill", fill_text, why);
     }
     if (count_given && need > cfg->count) {

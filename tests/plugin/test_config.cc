@@ -45,6 +45,7 @@ TEST(Config, BadValuesAreRefusedNamingTheKey) {
     {"baumgarte", "1.5", "above 1"},
     {"count", "12.5", "not an integer"},
     {"count", "-5", "negative count"},
+    {"count", "100000000", "above the solver's 2^26 grains"},
     {"count", "10", "fill larger than count allows"},
     {"seed", "-1", "negative seed"},
     {"seed", "0x10", "not decimal"},
