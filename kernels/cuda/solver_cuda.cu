@@ -478,8 +478,12 @@ static grnStatus cuda_substep(grnSolver* s) {
     }
   }
 
-  // reaction on the bodies
-  if (d->n > 0) {
+  // reaction on the bodies: with coupled bodies the last iterate's sums are already the final
+  // ones (the same reduction over the same impulses), else summed now
+  if (d->body_mob && iterations > 0) {
+    GRN_CUDA_TRY(cudaMemcpyAsync(g->out, g->impulse, 6 * (size_t)nbody * sizeof(double),
+                                 cudaMemcpyDeviceToDevice, stream));
+  } else if (d->n > 0) {
     GRN_CUDA_TRY(grn_cuda_wrench(d, k, nbody, g->wrench_part, g->out, stream));
   }
 
