@@ -4,7 +4,7 @@
 # out/bench/*.png. see scripts/bench/README.md.
 #
 #   scripts/bench.sh [--quick] [--threads N] [--out DIR] [--peers liggghts,lammps|none]
-#                    [--only settle,scaling,bodies,hash] [--report-only]
+#                    [--only settle,scaling,bodies,hash] [--report-only] [--spin]
 #
 # installs the peers from debian when missing, sets up (scripts/setup.sh) and builds the driver
 # bench_settle into build-bench/ (BUILD_DIR overrides). --quick: small sizes, short times (a
@@ -39,9 +39,9 @@ if ! "$py" -c "import matplotlib" 2>/dev/null; then
   "$root/.venv/bin/pip" install -q --disable-pip-version-check $MJGRANULAR_BENCH_PY_PACKAGES
 fi
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DMJGRANULAR_TESTS=OFF >/dev/null
-cmake --build "$build" --target bench_settle -j"$(nproc)" >/dev/null
+cmake --build "$build" --target bench_settle mjgranular -j"$(nproc)" >/dev/null
 
-# threads wait passively: the machine may be shared, and spinning waits steal the cores
-export OMP_WAIT_POLICY=passive
+# the gear tower runs the plugin built here
+export MJGRANULAR_PLUGIN="$build/plugin/libmjgranular.so"
 cd "$root"
 exec "$py" "$root/scripts/bench/peers.py" --exe "$build/scripts/bench/bench_settle" "$@"

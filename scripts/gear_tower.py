@@ -28,6 +28,7 @@ written next to models/ (its mesh paths are relative to it) unless --write names
 """
 
 import argparse
+import json
 import math
 import os
 import random
@@ -194,9 +195,9 @@ def scene_xml(gears=8, grains=20000, radius=0.004, max_speed=2 * math.pi, seed=0
 """
 
 
-def run(xml, seconds, warmup=0.0):
+def run(xml, seconds, warmup=0.0, as_json=False):
   """Load the scene, step it for `warmup` seconds untimed, then time `seconds` of it; print
-  speed and grain statistics."""
+  speed and grain statistics (as one JSON object with as_json)."""
   sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
   import mujoco
   import numpy as np
@@ -225,6 +226,13 @@ def run(xml, seconds, warmup=0.0):
   sim = steps * m.opt.timestep
   speed = np.linalg.norm(g.velocities, axis=1)
   gear_speed = [float(d.qvel[m.jnt_dofadr[j]]) for j in range(m.njnt)]
+  if as_json:
+    print(json.dumps({"gears": m.nbody - 1, "grains": n0, "kept": g.count, "steps": steps,
+                      "substeps": nsub * steps, "sim_time": sim, "warmup": warmup,
+                      "load_s": load, "wall_s": wall, "wall_per_sim_s": wall / sim,
+                      "pss": n0 * nsub * steps / wall, "vmean": float(speed.mean()),
+                      "vmax": float(speed.max())}))
+    return m, d
   print(f"gear tower: {m.nbody - 1} gears, {n0} grains, {steps} steps of {m.opt.timestep} s "
         f"({nsub} substeps each) after {warmup:g} s; load {load:.2f} s")
   print(f"  simulated {sim:.3f} s in {wall:.2f} s wall: {sim / wall:.4f} x real time, "
@@ -250,6 +258,8 @@ def main():
   p.add_argument("--seconds", type=float, default=0.1, help="simulated time of a run [s] (0.1)")
   p.add_argument("--warmup", type=float, default=0.0,
                  help="simulated time before the timed part [s] (0)")
+  p.add_argument("--json", action="store_true",
+                 help="print the measurement as one JSON object (for scripts/bench.sh)")
   args = p.parse_args()
   xml = scene_xml(args.gears, args.grains, args.radius, args.max_speed, args.seed, args.backend)
   if args.write:
@@ -257,7 +267,7 @@ def main():
       f.write(xml)
     print(f"gear_tower: wrote {args.write}")
     return
-  run(xml, args.seconds, args.warmup)
+  run(xml, args.seconds, args.warmup, args.json)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 // settling-scene benchmark driver for scripts/bench/peers.py (not a test).
 //
-// six modes; all but init print one json object per measurement on stdout:
+// five modes; all but init print one json object per measurement on stdout:
 //
 //   init     the peers' initial state: n non-overlapping grains at uniformly random positions in
 //            a box, by random sequential addition, written as float32 x y z per grain.
@@ -14,16 +14,13 @@
 //   loops    seeds' fig. 6: the same column timed with split collide / resolve passes and with
 //            one loop (grnParams.one_loop).
 //   skin     the same column timed at each neighbour-list skin (grnParams.skin, radii).
-//   bodies   seeds' fig. 9 (left) without the gear tower: a bed of grains with k kinematic
-//            shapes (boxes and cylinders alternately) spinning about the vertical in it; timed
-//            for each k, with a wrench slot per shape as the plugin would have.
+//   (seeds' fig. 9, left, is the gear tower itself: scripts/gear_tower.py, run by peers.py)
 //
 //   bench_settle init   --grains N --out FILE --width W --height H [--seed U]
 //   bench_settle settle --in FILE --out FILE --width W --time T
 //   bench_settle hash   --grains N --factors 0.5,1,2,4,8 --substeps S [--repeat R]
 //   bench_settle loops  --grains N --substeps S [--repeat R]
 //   bench_settle skin   --grains N --skins 0,0.25,0.5,1 --substeps S [--repeat R]
-//   bench_settle bodies --grains N --counts 0,1,2,4,8,16 --time T
 //   common: [--backend cpu|cuda] [--dt S] [--iterations K] [--skin R] [--seed U] [--settle T]
 //   thread count: OMP_NUM_THREADS
 #define _DEFAULT_SOURCE  // clock_gettime
@@ -39,18 +36,18 @@
 #define MAX_LIST 32
 
 typedef struct Options_ {
-  const char* mode;           // init | settle | hash | bodies
+  const char* mode;           // init | settle | hash | loops | skin
   const char* in;             // settle: initial grains (n x 3 float32)
   const char* out;            // settle: final grains (n x 6 float32), may be NULL
   double width;               // init, settle: box side [m]
   double height;              // init: height of the box filled [m]
-  double time;                // settle, bodies: simulated time [s]
-  int grains;                 // hash, bodies: grain count
-  double list[MAX_LIST];      // hash: table size factors; bodies: shape counts
+  double time;                // settle: simulated time [s]
+  int grains;                 // init, hash, loops, skin: grain count
+  double list[MAX_LIST];      // hash: table size factors; skin: skins [radii]
   int nlist;                  // entries in list
   int substeps;               // hash: timed substeps per factor
   int repeat;                 // hash: timings per factor, the fastest kept
-  double settle;              // hash, bodies: untimed settling time [s]
+  double settle;              // hash, loops, skin: untimed settling time [s]
   grnBackend backend;         // solver backend
   double dt;                  // substep (0: default)
   int iterations;             // projected jacobi iterations (0: default)
@@ -97,7 +94,7 @@ static int parse_args(int argc, char** argv, Options* o) {
   if (argc < 2) return 0;
   o->mode = argv[1];
   if (strcmp(o->mode, "init") && strcmp(o->mode, "settle") && strcmp(o->mode, "hash") &&
-      strcmp(o->mode, "loops") && strcmp(o->mode, "skin") && strcmp(o->mode, "bodies")) {
+      strcmp(o->mode, "loops") && strcmp(o->mode, "skin")) {
     return 0;
   }
   for (int i = 2; i < argc; i += 2) {
@@ -111,7 +108,7 @@ static int parse_args(int argc, char** argv, Options* o) {
     else if (!strcmp(a, "--height")) o->height = strtod(v, &end);
     else if (!strcmp(a, "--time")) o->time = strtod(v, &end);
     else if (!strcmp(a, "--grains")) o->grains = (int)strtol(v, &end, 10);
-    else if (!strcmp(a, "--factors") || !strcmp(a, "--counts") || !strcmp(a, "--skins")) {
+    else if (!strcmp(a, "--factors") || !strcmp(a, "--skins")) {
       if (!parse_list(v, o->list, &o->nlist)) return 0;
     } else if (!strcmp(a, "--substeps")) o->substeps = (int)strtol(v, &end, 10);
     else if (!strcmp(a, "--repeat")) o->repeat = (int)strtol(v, &end, 10);
@@ -136,7 +133,7 @@ static int parse_args(int argc, char** argv, Options* o) {
     return o->in && o->width > 0 && o->time > 0;
   }
   return o->grains > 0 && (o->nlist > 0 || !strcmp(o->mode, "loops")) && o->substeps > 0 &&
-         o->repeat > 0 && o->settle >= 0 && (strcmp(o->mode, "bodies") || o->time > 0);
+         o->repeat > 0 && o->settle >= 0;
 }
 
 // default params with the options' substep and iterations
@@ -472,124 +469,6 @@ static int run_column(const Options* o) {
   return failed;
 }
 
-// the k-th spinning shape on a grid of sites for count shapes over the bed (the same sites and
-// sizes however many are used): boxes (paddles) and cylinders lying along x alternately, each
-// turning about the vertical through its centre
-static grnShape spinner(int k, int count, float w, float depth, float friction) {
-  int side = (int)ceil(sqrt((double)count));
-  float pitch = w / side;
-  grnShape s;
-  memset(&s, 0, sizeof(s));
-  float half = 0.35f * pitch;  // half-length along x; neighbours never touch
-  if (k % 2 == 0) {
-    s.type = grnSHAPE_BOX;
-    s.size[0] = half, s.size[1] = 0.01f, s.size[2] = 0.4f * depth;
-  } else {
-    s.type = grnSHAPE_CYLINDER;  // axis along x: the frame's z turned onto x
-    s.size[0] = fminf(0.02f, 0.15f * pitch), s.size[1] = half;
-  }
-  s.pos[0] = -0.5f * w + (k % side + 0.5f) * pitch;
-  s.pos[1] = -0.5f * w + (k / side + 0.5f) * pitch;
-  s.pos[2] = 0.5f * depth;
-  memcpy(s.com, s.pos, sizeof(s.com));
-  if (s.type == grnSHAPE_CYLINDER) {
-    const float m[9] = {0, 0, 1, 0, 1, 0, -1, 0, 0};  // shape z along world x
-    memcpy(s.mat, m, sizeof(m));
-  } else {
-    s.mat[0] = s.mat[4] = s.mat[8] = 1;
-  }
-  s.angvel[2] = (k % 3 == 0 ? 1.0f : -1.0f) * (4.0f + k % 5);  // rad/s, varied per shape
-  s.friction = friction;
-  s.rbound = sqrtf(s.size[0] * s.size[0] + s.size[1] * s.size[1] + s.size[2] * s.size[2]) +
-             (s.type == grnSHAPE_CYLINDER ? s.size[0] : 0);
-  s.body = k;
-  s.grid = -1;
-  return s;
-}
-
-// the shape turned by angle about the vertical through its centre
-static void turn(const grnShape* s0, float angle, grnShape* s) {
-  *s = *s0;
-  float c = cosf(angle), sn = sinf(angle);
-  const float rz[9] = {c, -sn, 0, sn, c, 0, 0, 0, 1};
-  for (int i = 0; i < 3; i++) {
-    for (int j = 0; j < 3; j++) {
-      s->mat[3 * i + j] = rz[3 * i] * s0->mat[j] + rz[3 * i + 1] * s0->mat[3 + j] +
-                          rz[3 * i + 2] * s0->mat[6 + j];
-    }
-  }
-}
-
-// bodies mode: a settled bed with k spinning shapes, timed for each k
-static int run_bodies(const Options* o) {
-  int n = o->grains;
-  int kmax = 0;
-  for (int i = 0; i < o->nlist; i++) kmax = o->list[i] > kmax ? (int)o->list[i] : kmax;
-  grnParams p = make_params(o, n);
-  float r = p.radius;
-  // a bed about 16 grains deep once settled
-  double grain_volume = 4.0 / 3.0 * M_PI * r * r * r;
-  float depth = 32 * r;
-  float w = (float)sqrt(n * grain_volume / (0.6 * depth));
-  float* pos = (float*)malloc(3 * (size_t)n * sizeof(float));
-  grnShape* shapes = (grnShape*)malloc((kmax + NWALL) * sizeof(grnShape));
-  grnShape* start = (grnShape*)malloc((kmax + NWALL) * sizeof(grnShape));
-  if (!pos || !shapes || !start) return 1;
-  lattice(n, r, w, o->seed, pos);
-  container(w, p.friction, start);
-
-  grnParams coarse = p;
-  coarse.dt = 1e-3f;
-  grnSolver* s = make_solver(&coarse, o->backend, n, pos, NWALL, start);
-  grnStatus st = s ? advance(s, (int)lround(o->settle / coarse.dt)) : grnERR_ARG;
-  if (st == grnOK) st = grn_get_grains(s, pos, NULL);
-  grn_destroy(s);
-  if (st != grnOK) {
-    fprintf(stderr, "bench_settle: settling the bed: %s\n", grn_status_string(st));
-    return 1;
-  }
-
-  int failed = 0;
-  for (int i = 0; i < o->nlist; i++) {
-    int k = (int)o->list[i];
-    grnParams q = p;
-    q.max_shapes = k + NWALL;
-    q.max_bodies = k > 0 ? k : 0;
-    for (int b = 0; b < k; b++) start[NWALL + b] = spinner(b, kmax, w, depth, p.friction);
-    s = make_solver(&q, o->backend, n, pos, k + NWALL, start);
-    // host steps of 10 substeps; each step sets every shape's pose at its start, as the
-    // plugin does, and the solver turns it at its angular velocity within the step
-    int steps = (int)ceil(o->time / (10 * q.dt) - 1e-6);
-    double t0 = now();
-    for (int step = 0; s && step < steps && st == grnOK; step++) {
-      double t = step * 10.0 * q.dt;
-      for (int b = 0; b < NWALL; b++) shapes[b] = start[b];
-      for (int b = NWALL; b < NWALL + k; b++) {
-        turn(&start[b], (float)(start[b].angvel[2] * t), &shapes[b]);
-      }
-      st = grn_set_shapes(s, k + NWALL, shapes);
-      if (st == grnOK) st = grn_advance(s, 10);
-    }
-    double wall = now() - t0;
-    if (!s || st != grnOK) {
-      if (s) fprintf(stderr, "bench_settle: %d bodies: %s\n", k, grn_status_string(st));
-      grn_destroy(s);
-      failed = 1;
-      st = grnOK;
-      continue;
-    }
-    double sim = steps * 10.0 * q.dt;
-    print_head("bodies", s, n);
-    printf(", \"bodies\": %d, \"bed_width\": %g, \"substeps\": %d, \"sim_time\": %g, "
-           "\"wall_s\": %.4f, \"wall_per_sim_s\": %.4f, \"pss\": %.4g}\n",
-           k, w, steps * 10, sim, wall, wall / sim, (double)n * steps * 10 / wall);
-    fflush(stdout);
-    grn_destroy(s);
-  }
-  free(pos), free(shapes), free(start);
-  return failed;
-}
-
 int main(int argc, char** argv) {
   Options o;
   if (!parse_args(argc, argv, &o)) {
@@ -601,7 +480,6 @@ int main(int argc, char** argv) {
             "       bench_settle loops  --grains N [--substeps S] [--repeat R]\n"
             "       bench_settle skin   --grains N --skins 0,0.25,0.5,1 [--substeps S]\n"
             "                           [--repeat R]\n"
-            "       bench_settle bodies --grains N --counts 0,1,2,4 --time T\n"
             "  common: [--backend cpu|cuda] [--dt S] [--iterations K] [--skin R] [--seed U]\n"
             "          [--settle T]\n"
             "  threads: OMP_NUM_THREADS; cuda: %s\n",
@@ -621,6 +499,5 @@ int main(int argc, char** argv) {
   }
   if (!strcmp(o.mode, "init")) return run_init(&o);
   if (!strcmp(o.mode, "settle")) return run_settle(&o);
-  if (!strcmp(o.mode, "bodies")) return run_bodies(&o);
   return run_column(&o);
 }

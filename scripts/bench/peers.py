@@ -25,6 +25,8 @@ import time
 
 import numpy as np
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
 # ---- the scene --------------------------------------------------------------------------------
 
 RADIUS = 0.005           # grain radius [m] (mjgranular's default)
@@ -163,12 +165,13 @@ class Bench:
       open(self.log, "w").close()
     self.exe = os.path.abspath(args.exe)
     self.threads = args.threads
-    base = dict(os.environ, OMP_WAIT_POLICY="passive")
+    # waiting threads and ranks sleep or yield (a shared machine), or with --spin all poll
+    base = dict(os.environ, OMP_WAIT_POLICY="active" if args.spin else "passive")
     self.env_mjg = dict(base, OMP_NUM_THREADS=str(self.threads), OMP_PROC_BIND="false")
     self.env_mpi = dict(base, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
                         OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     self.mpirun = ["mpirun", "-np", str(self.threads), "--bind-to", "none",
-                   "--mca", "mpi_yield_when_idle", "1"]
+                   "--mca", "mpi_yield_when_idle", "0" if args.spin else "1"]
     self.results = {"settle": [], "scaling": [], "hash": [], "loops": [], "skin": [],
                     "bodies": [], "gpu": [], "load": {}, "meta": {}}
     # a run of some parts only keeps the other parts' results from the last run
@@ -383,13 +386,26 @@ class Bench:
     return [r for r in rows if "unavailable" not in r]
 
   def bodies(self):
+    """seeds' fig. 9 (left): the gear tower (scripts/gear_tower.py, plugin and mujoco stepping
+    included) with each count of gears, one timed run per count after an untimed warm-up."""
     a = self.a
-    self.say("bodies: %d grains with %s spinning shapes, %g s simulated each"
-             % (a.body_grains, a.body_counts, a.body_time))
+    self.say("bodies: gear tower of %d grains with %s gears, %g s timed after %g s each"
+             % (a.body_grains, a.body_counts, a.body_time, a.body_settle))
     self.results["load"]["bodies_before"] = load()
-    self.results["bodies"] = self.driver_rows(
-      ["bodies", "--grains", str(a.body_grains), "--counts", a.body_counts,
-       "--time", "%g" % a.body_time, "--settle", "%g" % a.body_settle], "bodies")
+    rows = []
+    for k in a.body_counts.split(","):
+      cmd = [sys.executable, os.path.join(ROOT, "scripts", "gear_tower.py"), "--gears", k,
+             "--grains", str(a.body_grains), "--warmup", "%g" % a.body_settle,
+             "--seconds", "%g" % a.body_time, "--backend", "cpu", "--json"]
+      rc, _, text = run(cmd, self.env_mjg, ROOT, self.a.timeout, self.log)
+      got = json_lines(text)
+      if rc != 0 or not got:
+        self.say("gear tower, %s gears: exit %d (see bench.log)" % (k, rc))
+        self.results.setdefault("errors", []).append("gear tower %s gears: exit %d" % (k, rc))
+        break
+      row = dict(got[0], bodies=got[0]["gears"], threads=self.threads, load_1min=load()[0])
+      rows.append(row)
+    self.results["bodies"] = rows
     self.save()
 
   def hash(self):
@@ -497,7 +513,7 @@ def plots(res, out):
   if len(bod) >= 2:
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     ax.plot([r["bodies"] for r in bod], [r["wall_per_sim_s"] for r in bod], "o-")
-    ax.set_xlabel("spinning kinematic shapes (boxes and cylinders)")
+    ax.set_xlabel("gears in the gear tower")
     ax.set_ylabel("wall time per simulated second [s]")
     ax.set_title("mjgranular CPU, %d grains, %d threads" % (bod[0]["grains"], bod[0]["threads"]))
     ax.set_ylim(bottom=0)
@@ -535,6 +551,7 @@ def fmt_load(v):
 
 def report(res, out, made):
   meta = res["meta"]
+  wait = "active" if meta.get("spin") else "passive"
   L = []
   L.append("# mjgranular against LIGGGHTS and LAMMPS\n")
   L.append("Written by `scripts/bench.sh%s` on %s. Machine: %d CPU cores (%s), %s; "
@@ -578,7 +595,7 @@ def report(res, out, made):
       "- **mjgranular**: projected Jacobi at its defaults (substep 5e-4 s, 10 iterations, "
       "Baumgarte 0.2, contact margin 0.1 r, neighbour-list skin 0.5 r, hash table 2N), CPU "
       "backend, OpenMP threads "
-      "(`OMP_NUM_THREADS`, `OMP_WAIT_POLICY=passive`); hard contact, grains do not spin; "
+      "(`OMP_NUM_THREADS`, `OMP_WAIT_POLICY=%s`); hard contact, grains do not spin; "
       "driver `scripts/bench/bench_settle.c` (calls of 10 substeps, as a 5 ms MuJoCo step).\n"
       "- **LIGGGHTS** (`pair_style gran model hertz tangential history`, `fix wall/gran` planes) "
       "and **LAMMPS** (`pair_style granular hertz/material ... tangential mindlin NULL 1.0 mu "
@@ -586,12 +603,13 @@ def report(res, out, made):
       "tangential history, Young's modulus E = %g Pa (the soft value of the LIGGGHTS examples), "
       "Poisson %g, restitution %g, friction %g, spinning spheres (`fix nve/sphere`), neighbour "
       "skin %g m checked every step. Parallel as %d MPI ranks of one thread each (`mpirun -np "
-      "%d`; neither Debian build has the OpenMP package).\n"
+      "%d --mca mpi_yield_when_idle %d`; neither Debian build has the OpenMP package).\n"
       "- **Peer timestep**: Rayleigh time T_R = pi r sqrt(rho/G) / (0.1631 nu + 0.8766) = "
       "%.3g s; dt = %g s = %.0f%% of T_R (DEM practice: 10-30%%). The Hertz contact time at the "
       "largest impact speed %.1f m/s is %.3g s = %.0f dt. mjgranular's substep is %.0fx the "
       "peers' timestep.\n"
-      % (YOUNG, POISSON, RESTITUTION, FRICTION, SKIN, meta["threads"], meta["threads"], t_r,
+      % (wait, YOUNG, POISSON, RESTITUTION, FRICTION, SKIN, meta["threads"], meta["threads"],
+         0 if meta.get("spin") else 1, t_r,
          PEER_DT, 100 * PEER_DT / t_r, imp, hertz_time(imp), hertz_time(imp) / PEER_DT,
          5e-4 / PEER_DT))
     lig = {r["n"]: r for r in settle if r["code"] == "liggghts" and not r.get("failed")}
@@ -719,24 +737,25 @@ def report(res, out, made):
   bod = res["bodies"]
   if bod:
     L.append("## Scaling with the number of bodies (mjgranular, CPU)\n")
-    L.append("There is no gear-tower scene yet (issue 6), so this stands in for the seeds' Fig. 9 "
-             "(left): a bed of %d grains about 16 grains deep, with k kinematic shapes set "
-             "through the C API (`grnShape` with `angvel`), boxes (paddles) and cylinders lying "
-             "flat alternately, the first k sites of a fixed grid over the bed (same sizes "
-             "whatever k), each spinning about the vertical at 4-8 rad/s, one wrench slot per "
-             "shape; poses set every 10 substeps as the plugin does. %g s simulated per k after "
-             "an untimed settle.\n"
-             % (bod[0]["grains"], bod[0]["sim_time"]))
-    L.append("| shapes | wall per simulated s [s] | particle-substeps / s | relative to none |")
-    L.append("|---:|---:|---:|---:|")
+    L.append("The seeds' Fig. 9 (left) on their own scene: the gear tower (`scripts/gear_tower.py`, "
+             "as `models/gear_tower.xml` but with k gears): helical gears spinning on velocity "
+             "servos, two per layer, in a tube above an orifice plate, about %d grains of radius "
+             "4 mm falling through them round a vertical cyclic boundary, the gears two-way "
+             "coupled. Whole `mj_step`s are timed (MuJoCo, the plugin's state transfer and the "
+             "solver), %g s after an untimed %g s, 2 ms steps of 4 substeps, one run per k.\n"
+             % (bod[0]["grains"], bod[0]["sim_time"], bod[0]["warmup"]))
+    L.append("| gears | grains | wall per simulated s [s] | particle-substeps / s | "
+             "relative to none | load (1 min) |")
+    L.append("|---:|---:|---:|---:|---:|---:|")
     w0 = bod[0]["wall_per_sim_s"]
     for r in bod:
-      L.append("| %d | %.2f | %.3g | %.2f |" % (r["bodies"], r["wall_per_sim_s"], r["pss"],
-                                               r["wall_per_sim_s"] / w0))
+      L.append("| %d | %d | %.2f | %.3g | %.2f | %.1f |"
+               % (r["bodies"], r["grains"], r["wall_per_sim_s"], r["pss"],
+                  r["wall_per_sim_s"] / w0, r["load_1min"]))
     L.append("")
-    L.append("Each grain tests every shape's bounding sphere each substep, and more shapes stir "
-             "more grains into motion and contact; one run per k, so differences of a few tens of "
-             "percent are within the noise of a shared machine (see the load).\n")
+    L.append("Each grain tests every shape's bounding sphere each substep, a gear's distance grid "
+             "is read by the grains near it, and the gears stir more grains into motion and "
+             "contact; the tower is taller with more gears, so the grains fall further.\n")
 
   # ---- seeds' figures ----
   hs = res["hash"]
@@ -875,6 +894,9 @@ def main():
   ap.add_argument("--only", default="settle,scaling,breakdown,bodies,hash,loops,skin",
                   help="parts to run: settle, scaling, breakdown, bodies, hash, loops, skin")
   ap.add_argument("--report-only", action="store_true", help="redo table and plots from json")
+  ap.add_argument("--spin", action="store_true",
+                  help="waiting OpenMP threads and MPI ranks poll instead of sleeping or yielding "
+                       "(faster for every code on an otherwise idle machine)")
   ap.add_argument("--timeout", type=float, default=1800, help="per run [s]")
   ap.add_argument("--sizes", dest="sizes_arg", help="settling-scene grain counts (comma list)")
   ap.add_argument("--time", dest="time_arg", type=float, help="settling-scene simulated time [s]")
@@ -887,7 +909,7 @@ def main():
     a.sizes, a.times = [2000, 5000], [0.1, 0.1]
     a.break_grains, a.break_time = 2000, 0.05
     a.scale_sizes, a.scale_time = [2000, 5000, 10000, 20000], 0.02
-    a.body_grains, a.body_counts, a.body_time, a.body_settle = 3000, "0,1,2,4", 0.02, 0.1
+    a.body_grains, a.body_counts, a.body_time, a.body_settle = 1000, "0,2", 0.02, 0.02
     a.hash_sizes, a.hash_factors, a.hash_substeps, a.hash_settle = [2000], "0.5,1,2,4,8", 20, 0.1
     a.hash_repeat = 2
     a.skins = "0,0.5,1"
@@ -895,7 +917,7 @@ def main():
     a.sizes, a.times = [10000, 50000, 100000], [0.3, 0.15, 0.1]
     a.break_grains, a.break_time = 10000, 0.3
     a.scale_sizes, a.scale_time = [10000, 30000, 100000, 300000, 1000000], 0.02
-    a.body_grains, a.body_counts, a.body_time, a.body_settle = 20000, "0,1,2,4,8,16,32", 0.05, 0.4
+    a.body_grains, a.body_counts, a.body_time, a.body_settle = 10000, "0,2,4,8,16", 0.1, 0.3
     a.hash_sizes, a.hash_factors, a.hash_substeps, a.hash_settle = ([10000, 30000],
                                                                     "0.5,1,2,4,8", 40, 0.6)
     a.hash_repeat = 3
@@ -930,6 +952,7 @@ def main():
   b.results["meta"] = {
     "quick": a.quick, "date": time.strftime("%Y-%m-%d %H:%M %Z"), "cpus": os.cpu_count(),
     "cpu_model": cpu_model, "memory": "%.0f GiB memory" % mem, "threads": a.threads,
+    "spin": a.spin,
     "gpu": info if a.gpu else "no GPU (%s)" % info, "versions": versions(b.work),
     "uptime": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()}
   if a.parts_given and old_meta:
