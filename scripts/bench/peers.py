@@ -206,12 +206,14 @@ class Bench:
     return {"n": n, "width": w, "height": height, "top": top,
             "impact_speed": math.sqrt(2 * GRAVITY * max(fall, 1e-3)), "tag": tag}
 
-  def mjgranular(self, sc, t_sim, backend="cpu", iterations=0):
+  def mjgranular(self, sc, t_sim, backend="cpu", iterations=0, dt=0):
     out = sc["tag"] + "_mjg_%s.f32" % backend
     cmd = [self.exe, "settle", "--in", sc["tag"] + "_init.f32", "--out", out,
            "--width", "%.9g" % sc["width"], "--time", "%g" % t_sim, "--backend", backend]
     if iterations:
       cmd += ["--iterations", str(iterations)]
+    if dt:
+      cmd += ["--dt", "%g" % dt]
     rc, secs, text = run(cmd, self.env_mjg, self.work, self.a.timeout, self.log)
     rows = json_lines(text)
     if rc != 0 or not rows or "unavailable" in rows[0]:
@@ -375,6 +377,24 @@ class Bench:
       row["load_1min"] = load()[0]
       rows.append(row)
     self.results["breakdown"] = rows
+    self.save()
+
+  def substep(self):
+    """the settling scene at larger substeps than the default (10 iterations each), with the
+    same sanity figures: what a coarser substep buys and what it changes."""
+    a = self.a
+    sc = self.scene(a.substep_grains, data=False)
+    self.say("substep: %d grains, %g s simulated at substeps %s"
+             % (a.substep_grains, a.substep_time, a.substeps))
+    rows = []
+    for dt in a.substeps:
+      row = self.mjgranular(sc, a.substep_time, dt=dt)
+      if row.get("failed"):
+        self.say("  failed: " + row["why"])
+        break
+      row["load_1min"] = load()[0]
+      rows.append(row)
+    self.results["substep"] = rows
     self.save()
 
   def driver_rows(self, args, label):
@@ -734,6 +754,33 @@ def report(res, out, made):
                "simulated time; a 10x lead needs mjgranular at %.2f us per grain-substep."
                % (pu, 5 * pu, 0.5 * pu))
     L.append(line + "\n")
+  sub = res.get("substep", [])
+  if sub:
+    n = sub[0]["n"]
+    lig_n = [r for r in res["settle"] if r["code"] == "liggghts" and r["n"] == n
+             and not r.get("failed")]
+    L.append("## Larger substeps (mjgranular, CPU)\n")
+    L.append("Not the comparison of the target (that is at mjgranular's default substep, above): "
+             "the settling scene at %d grains for %g s with larger substeps, 10 Jacobi iterations "
+             "each, and the same sanity figures, to show what a coarser substep buys and what it "
+             "changes. 2e-3 s is MuJoCo's default timestep (one substep per step). LIGGGHTS at "
+             "this N (from the table above, %s):\n"
+             % (n, sub[0]["sim_time"], "%.2f s per simulated s, bed %.3f m, packing %.3f"
+                % (lig_n[0]["wall_s"] / lig_n[0]["sim_time"], lig_n[0]["bed_height"],
+                   lig_n[0]["packing"]) if lig_n else "not run"))
+    L.append("| substep [s] | wall per simulated s [s] | faster than LIGGGHTS | bed height [m] | "
+             "core packing | max / mean speed at end [m/s] | load (1 min) |")
+    L.append("|---:|---:|---:|---:|---:|---|---:|")
+    default = [r for r in res["settle"] if r["code"] == "mjgranular" and r["n"] == n
+               and r["sim_time"] == sub[0]["sim_time"] and not r.get("failed")]
+    for r in default[:1] + sub:
+      w = r["wall_s"] / r["sim_time"]
+      f = ("%.2fx" % ((lig_n[0]["wall_s"] / lig_n[0]["sim_time"]) / w)
+           if lig_n and lig_n[0]["sim_time"] == r["sim_time"] else "")
+      L.append("| %g | %.2f | %s | %.3f | %.3f | %.2g / %.2g | %.1f |"
+               % (r["dt"], w, f, r["bed_height"], r["packing"], r["vmax"], r["vmean"],
+                  r["load_1min"]))
+    L.append("")
   bod = res["bodies"]
   if bod:
     L.append("## Scaling with the number of bodies (mjgranular, CPU)\n")
@@ -891,8 +938,9 @@ def main():
   ap.add_argument("--quick", action="store_true", help="small N, short times (development, CI)")
   ap.add_argument("--threads", type=int, default=os.cpu_count())
   ap.add_argument("--peers", default="liggghts,lammps", help="comma list, or 'none'")
-  ap.add_argument("--only", default="settle,scaling,breakdown,bodies,hash,loops,skin",
-                  help="parts to run: settle, scaling, breakdown, bodies, hash, loops, skin")
+  ap.add_argument("--only", default="settle,scaling,breakdown,substep,bodies,hash,loops,skin",
+                  help="parts to run: settle, scaling, breakdown, substep, bodies, hash, loops, "
+                       "skin")
   ap.add_argument("--report-only", action="store_true", help="redo table and plots from json")
   ap.add_argument("--spin", action="store_true",
                   help="waiting OpenMP threads and MPI ranks poll instead of sleeping or yielding "
@@ -908,6 +956,7 @@ def main():
   if a.quick:
     a.sizes, a.times = [2000, 5000], [0.1, 0.1]
     a.break_grains, a.break_time = 2000, 0.05
+    a.substep_grains, a.substep_time, a.substeps = 2000, 0.1, [1e-3, 2e-3]
     a.scale_sizes, a.scale_time = [2000, 5000, 10000, 20000], 0.02
     a.body_grains, a.body_counts, a.body_time, a.body_settle = 1000, "0,2", 0.02, 0.02
     a.hash_sizes, a.hash_factors, a.hash_substeps, a.hash_settle = [2000], "0.5,1,2,4,8", 20, 0.1
@@ -916,6 +965,7 @@ def main():
   else:
     a.sizes, a.times = [10000, 50000, 100000], [0.3, 0.15, 0.1]
     a.break_grains, a.break_time = 10000, 0.3
+    a.substep_grains, a.substep_time, a.substeps = 10000, 0.3, [1e-3, 2e-3]
     a.scale_sizes, a.scale_time = [10000, 30000, 100000, 300000, 1000000], 0.02
     a.body_grains, a.body_counts, a.body_time, a.body_settle = 10000, "0,2,4,8,16", 0.1, 0.3
     a.hash_sizes, a.hash_factors, a.hash_substeps, a.hash_settle = ([10000, 30000],
@@ -969,6 +1019,8 @@ def main():
     b.scaling()
   if "breakdown" in parts:
     b.breakdown()
+  if "substep" in parts:
+    b.substep()
   if "bodies" in parts:
     b.bodies()
   if "hash" in parts:
