@@ -963,9 +963,9 @@ def main():
     a.hash_repeat = 2
     a.skins = "0,0.5,1"
   else:
-    a.sizes, a.times = [10000, 50000, 100000], [0.3, 0.15, 0.1]
+    a.sizes, a.times = [10000, 50000, 100000], [1.0, 0.3, 0.2]
     a.break_grains, a.break_time = 10000, 0.3
-    a.substep_grains, a.substep_time, a.substeps = 10000, 0.3, [1e-3, 2e-3]
+    a.substep_grains, a.substep_time, a.substeps = 10000, 1.0, [1e-3, 2e-3]
     a.scale_sizes, a.scale_time = [10000, 30000, 100000, 300000, 1000000], 0.02
     a.body_grains, a.body_counts, a.body_time, a.body_settle = 10000, "0,2,4,8,16", 0.1, 0.3
     a.hash_sizes, a.hash_factors, a.hash_substeps, a.hash_settle = ([10000, 30000],
