@@ -576,16 +576,20 @@ def report(res, out, made):
   L.append("# mjgranular against LIGGGHTS and LAMMPS\n")
   L.append("Written by `scripts/bench.sh%s` on %s. Machine: %d CPU cores (%s), %s; "
            "**%d threads for every code**. GPU: **%s**.\n"
-           % (" --quick" if meta["quick"] else "", meta["date"], meta["cpus"], meta["cpu_model"],
+           % ((" --quick" if meta["quick"] else "") + (" --spin" if meta.get("spin") else ""),
+              meta["date"], meta["cpus"], meta["cpu_model"],
               meta["memory"], meta["threads"], meta["gpu"]))
   if meta.get("rerun"):
     L.append("Part of this page was measured again: %s.\n" % meta["rerun"])
-  L.append("Load average (1 / 5 / 15 min, from `uptime`): at start %s; %s. The machine was shared "
-           "while this ran: load above the core count slows every code, and the "
-           "OpenMP/MPI barriers most.\n"
+  peak = max((v[0] for v in res["load"].values() if v), default=0.0)
+  shared = ("The machine was shared while this ran: load above the core count slows every code, "
+            "and the OpenMP/MPI barriers most." if peak > meta["cpus"] + 0.5 else
+            "The 1-minute load stayed within the core count (%.1f at most, the benchmark's own "
+            "threads included): nothing else of note ran." % peak)
+  L.append("Load average (1 / 5 / 15 min, from `uptime`): at start %s; %s. %s\n"
            % (fmt_load(res["load"].get("start")),
               "; ".join("%s %s" % (k.replace("_", " "), fmt_load(v))
-                        for k, v in res["load"].items() if k != "start")))
+                        for k, v in res["load"].items() if k != "start"), shared))
   L.append("Versions: %s.\n" % "; ".join(meta["versions"]))
 
   # ---- settling scene ----
