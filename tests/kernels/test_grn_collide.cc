@@ -28,9 +28,9 @@ grnParams Params(float skin) {
 }
 
 // grains in a container: a loose random column moving at up to 0.4 m/s (some substeps keep the
-// lists, some rebuild them), plus a clump of 40 grains heaped on one spot, more than a neighbour
-// list holds, so those grains search the hash instead
-void Load(grnSolver* s, std::vector<grnShape>* walls) {
+// lists, some rebuild them), plus (with clump) 40 grains heaped on one spot, more than a
+// neighbour list holds, so those grains search the hash instead (and no list is kept)
+void Load(grnSolver* s, std::vector<grnShape>* walls, bool clump = true) {
   const grnParams* p = grn_params(s);
   const float r = p->radius, c[3] = {0, 0, 0.15f}, h[3] = {0.04f, 0.04f, 0.15f};
   *walls = grn_test::Container(c, h, 0.5f);
@@ -40,11 +40,11 @@ void Load(grnSolver* s, std::vector<grnShape>* walls) {
       grn_test::JitteredLattice(kGrains - 40, lo, hi, 2.6f * r, 0.2f * r, 11);
   ASSERT_EQ(pos.size(), 3u * (kGrains - 40));
   std::mt19937 rng(12);
-  std::normal_distribution<float> clump(0.0f, 0.4f * r);
+  std::normal_distribution<float> heap(0.0f, 0.4f * r);
   for (int i = 0; i < 40; i++) {
-    pos.push_back(0.02f + clump(rng));
-    pos.push_back(0.02f + clump(rng));
-    pos.push_back(0.15f + clump(rng));
+    pos.push_back(0.02f + heap(rng));
+    pos.push_back(0.02f + heap(rng));
+    pos.push_back(0.15f + (clump ? heap(rng) : 0.15f + 2.6f * r * (i + 1)));
   }
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   std::vector<float> vel(pos.size());
@@ -158,6 +158,61 @@ TEST(GrnCollide, SkinDoesNotChangeResults) {
     EXPECT_EQ(std::memcmp(g.pos.data(), want_pos.data(), want_pos.size() * sizeof(float)), 0);
     EXPECT_EQ(std::memcmp(g.vel.data(), want_vel.data(), want_vel.size() * sizeof(float)), 0);
   }
+}
+
+// the plugin uploads every step what it downloaded: the solver may keep its neighbour lists then,
+// and the run must go on bit for bit as if nothing had been uploaded
+TEST(GrnCollide, UploadingTheSolversOwnGrainsChangesNothing) {
+  SolverPtr a = MakeSolver(Params(0.5f)), b = MakeSolver(Params(0.5f));
+  ASSERT_TRUE(a && b);
+  std::vector<grnShape> walls;
+  Load(a.get(), &walls, false);
+  Load(b.get(), &walls, false);
+  ASSERT_FALSE(HasFatalFailure());
+  std::vector<char> contacts(grn_contact_state_bytes(kGrains));
+  for (int step = 0; step < 20; step++) {
+    ASSERT_EQ(grn_advance(a.get(), 4), grnOK);
+    grn_test::Grains g = grn_test::Read(b.get());
+    ASSERT_EQ(grn_get_contacts(b.get(), contacts.data()), grnOK);
+    ASSERT_EQ(grn_set_grains(b.get(), kGrains, g.pos.data(), g.vel.data()), grnOK);
+    ASSERT_EQ(grn_set_contacts(b.get(), contacts.data()), grnOK);
+    ASSERT_EQ(grn_advance(b.get(), 4), grnOK);
+    grn_test::Grains ga = grn_test::Read(a.get()), gb = grn_test::Read(b.get());
+    ASSERT_EQ(std::memcmp(ga.pos.data(), gb.pos.data(), ga.pos.size() * sizeof(float)), 0)
+        << "step " << step;
+    ASSERT_EQ(std::memcmp(ga.vel.data(), gb.vel.data(), ga.vel.size() * sizeof(float)), 0)
+        << "step " << step;
+  }
+}
+
+// an upload that moves grains (here each grain onto the next one's spot, a permutation, and one
+// grain dropped onto another) must not reuse lists built for the old positions, even when the
+// grains had hardly moved since the lists were built
+TEST(GrnCollide, UploadThatMovesGrainsFindsTheBruteForceContacts) {
+  SolverPtr s = MakeSolver(Params(0.5f));
+  ASSERT_TRUE(s);
+  std::vector<grnShape> walls;
+  Load(s.get(), &walls, false);
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(grn_advance(s.get(), 4), grnOK);
+  // at rest, then one substep: the lists are fresh and nothing has moved far since
+  grn_test::Grains g = grn_test::Read(s.get());
+  std::vector<float> rest(g.vel.size(), 0.0f);
+  ASSERT_EQ(grn_set_grains(s.get(), kGrains, g.pos.data(), rest.data()), grnOK);
+  ASSERT_EQ(grn_advance(s.get(), 1), grnOK);
+  g = grn_test::Read(s.get());
+  const grnParams* p = grn_params(s.get());
+  const float cutoff = 2 * p->radius + p->margin * p->radius;
+  std::vector<float> moved(g.pos.size());
+  for (int i = 0; i < kGrains; i++) {
+    for (int c = 0; c < 3; c++) moved[3 * i + c] = g.pos[3 * ((i + 1) % kGrains) + c];
+  }
+  for (int c = 0; c < 3; c++) moved[c] = moved[3 * 300 + c] + (c == 0 ? 1.5f * p->radius : 0);
+  ASSERT_EQ(grn_set_grains(s.get(), kGrains, moved.data(), rest.data()), grnOK);
+  ASSERT_EQ(grn_advance(s.get(), 1), grnOK);
+  std::vector<std::vector<int>> want = BrutePartners(moved, cutoff), got = SolverPartners(s.get());
+  ASSERT_FALSE(want[0].empty());
+  for (int i = 0; i < kGrains; i++) ASSERT_EQ(got[i], want[i]) << "grain " << i;
 }
 
 }  // namespace
