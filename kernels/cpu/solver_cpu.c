@@ -362,9 +362,14 @@ CPU_CLONES static float cpu_phase(cpuPhase phase, const grnData* d, const grnCon
     case cpuPAIRS:
       for (int i = lo; i < hi; i++) grn_pj_pair_grain(d, k, i);
       break;
-    case cpuSOLVE_PAIRS:
-      for (int p = lo; p < hi; p++) grn_pj_solve_pair(d, k, p);
+    case cpuSOLVE_PAIRS: {
+      // local copies: the stores into the pair arrays cannot alias them, so the loop vectorises
+      const grnData dl = *d;
+      const grnConsts kl = *k;
+      #pragma omp simd
+      for (int p = lo; p < hi; p++) grn_pj_solve_pair(&dl, &kl, p);
       break;
+    }
     case cpuSOLVE_GRAINS:
       for (int i = lo; i < hi; i++) grn_pj_solve_grain(d, k, i);
       break;
