@@ -8,7 +8,7 @@
 #
 # installs the peers from debian when missing, sets up (scripts/setup.sh) and builds the driver
 # bench_settle into build-bench/ (BUILD_DIR overrides). --quick: small sizes, short times (a
-# minute or two; for development and ci smoke). the full run takes about 20 minutes on 2 cores.
+# minute or two; for development and ci smoke). the full run takes about 7 minutes on 2 idle cores.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/scripts/versions.sh"

@@ -607,8 +607,8 @@ def report(res, out, made):
       "`bench_settle init`), at packing fraction %.2f from the floor up to %.3f m, so the top "
       "grains fall about %.2f m (impact up to %.1f m/s) and the bed forms after about 0.15 s. "
       "Simulated time per N the same for every code (%s; shorter for large N to keep the whole "
-      "run near 20 minutes on 2 cores, so the large-N states are mid-pour, compared at equal "
-      "time); the wall time is that of the time loop alone (LAMMPS/LIGGGHTS `Loop time`; "
+      "run short, so the large-N beds are compared while still settling, at equal time); the "
+      "wall time is that of the time loop alone (LAMMPS/LIGGGHTS `Loop time`; "
       "mjgranular around `grn_advance`), set-up and file input excluded.\n"
       % (2000 * RADIUS, DENSITY, FRICTION, GRAVITY, BED_PACKING, BED_DEPTH, BED_DEPTH,
          sc["width"], settle[0]["n"], INIT_PACKING, sc["top"], sc["top"] - BED_DEPTH, imp,
