@@ -101,8 +101,8 @@ static inline void grn_swap_iterates(grnData* d) {
 }
 
 // velocity and baumgarte pseudo-velocity of grain i in an iterate, and both stored. the reads
-// index the array with an int (GRN_ITER x the capacity, 2^26, fits), a form gcc can vectorise as
-// gathers in the pair pass
+// index the array with an int (GRN_ITER x the capacity, 2^26, fits): gcc vectorises the pair pass
+// only with reads in this form
 GRN_HD grnVec3 grn_iter_v(const float* it, int i) {
   int k = GRN_ITER * i;
   return grn_v3(it[k], it[k + 1], it[k + 2]);

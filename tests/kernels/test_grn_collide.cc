@@ -28,8 +28,9 @@ grnParams Params(float skin) {
 }
 
 // grains in a container: a loose random column moving at up to 0.4 m/s (some substeps keep the
-// lists, some rebuild them), plus (with clump) 40 grains heaped on one spot, more than a
-// neighbour list holds, so those grains search the hash instead (and no list is kept)
+// lists, some rebuild them), plus 40 grains: with clump, heaped on one spot, more than a
+// neighbour list holds, so those grains search the hash instead (and the lists are never kept
+// past a substep); else in a line above the column
 void Load(grnSolver* s, std::vector<grnShape>* walls, bool clump = true) {
   const grnParams* p = grn_params(s);
   const float r = p->radius, c[3] = {0, 0, 0.15f}, h[3] = {0.04f, 0.04f, 0.15f};
