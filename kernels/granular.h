@@ -144,7 +144,9 @@ const grnParams* grn_params(const grnSolver* solver);
 float grn_grain_mass(const grnSolver* solver);
 
 // Replace all grains: n <= capacity; pos, vel are (n x 3); vel may be NULL (at rest). Clears
-// the contact state (the next substep starts its contacts from zero impulse).
+// the contact state (the next substep starts its contacts from zero impulse). Positions the
+// same bit for bit as the solver's own (a state put back, as the plugin does every step) keep
+// the CPU backend's neighbour lists; any other positions rebuild them.
 grnStatus grn_set_grains(grnSolver* solver, int n, const float* pos, const float* vel);
 
 // Number of grains.
