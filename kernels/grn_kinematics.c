@@ -19,39 +19,37 @@ static void rotation_of(const float* w, float tau, float* r) {
   r[6] = t * x * z - s * y; r[7] = t * y * z + s * x; r[8] = t * z * z + c;
 }
 
-void grn_shape_at(const grnShape* s, float tau, grnShape* out) {
-  *out = *s;
-  if (tau == 0) return;
-  float r[9];
-  rotation_of(s->angvel, tau, r);
-  // com translates at linvel; the frame turns about the com
-  float rel[3], com[3];
-  for (int i = 0; i < 3; i++) {
-    com[i] = s->com[i] + s->linvel[i] * tau;
-    rel[i] = s->pos[i] - s->com[i];
-  }
+// out's frame: src's turned by r about the centre of mass com (com, pos and mat written; src
+// and out may be the same shape)
+static void turn_about(const grnShape* src, const float* r, const float* com, grnShape* out) {
+  float rel[3], mat[9];
+  for (int i = 0; i < 3; i++) rel[i] = src->pos[i] - src->com[i];
+  memcpy(mat, src->mat, sizeof(mat));
   for (int i = 0; i < 3; i++) {
     out->com[i] = com[i];
     out->pos[i] = com[i] + r[3 * i] * rel[0] + r[3 * i + 1] * rel[1] + r[3 * i + 2] * rel[2];
     for (int j = 0; j < 3; j++) {
-      out->mat[3 * i + j] = r[3 * i] * s->mat[j] + r[3 * i + 1] * s->mat[3 + j] +
-                            r[3 * i + 2] * s->mat[6 + j];
+      out->mat[3 * i + j] = r[3 * i] * mat[j] + r[3 * i + 1] * mat[3 + j] + r[3 * i + 2] * mat[6 + j];
     }
   }
 }
 
+void grn_shape_at(const grnShape* s, float tau, grnShape* out) {
+  *out = *s;
+  if (tau == 0) return;
+  float r[9], com[3];
+  rotation_of(s->angvel, tau, r);
+  // com translates at linvel; the frame turns about the com
+  for (int i = 0; i < 3; i++) com[i] = s->com[i] + s->linvel[i] * tau;
+  turn_about(s, r, com, out);
+}
+
 void grn_shape_displace(grnShape* s, const double* disp, const double* twist) {
-  float w[3] = {(float)disp[3], (float)disp[4], (float)disp[5]}, r[9];
+  float w[3] = {(float)disp[3], (float)disp[4], (float)disp[5]}, r[9], com[3];
   rotation_of(w, 1, r);
-  float rel[3], mat[9];
-  for (int i = 0; i < 3; i++) rel[i] = s->pos[i] - s->com[i];
-  memcpy(mat, s->mat, sizeof(mat));
+  for (int i = 0; i < 3; i++) com[i] = s->com[i] + (float)disp[i];
+  turn_about(s, r, com, s);
   for (int i = 0; i < 3; i++) {
-    s->com[i] += (float)disp[i];
-    s->pos[i] = s->com[i] + r[3 * i] * rel[0] + r[3 * i + 1] * rel[1] + r[3 * i + 2] * rel[2];
-    for (int j = 0; j < 3; j++) {
-      s->mat[3 * i + j] = r[3 * i] * mat[j] + r[3 * i + 1] * mat[3 + j] + r[3 * i + 2] * mat[6 + j];
-    }
     s->linvel[i] += (float)twist[i];
     s->angvel[i] += (float)twist[3 + i];
   }

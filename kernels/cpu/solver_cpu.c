@@ -63,9 +63,9 @@ static grnStatus cpu_reserve_pairs(grnCpu* c, size_t count) {
   d->cp_cap = (int)cap;
   if (ok) return grnOK;
   for (int a = 0; a < count_arrays; a++) {
+    if (*arrays[a]) c->bytes -= cap * sizes[a];  // a failed array was never counted
     cpu_free(*arrays[a]);
     *arrays[a] = NULL;
-    c->bytes -= cap * sizes[a];
   }
   d->cp_cap = 0;
   return grnERR_MEMORY;
@@ -440,12 +440,12 @@ static grnStatus cpu_substep(grnSolver* s) {
       if (dl.body_mob) cpu_body_response(s, c, &dl, 1);
 
       // projected jacobi iterations: the pairs, then each grain's sum (one loop: each grain
-      // finds and solves its contacts); the bodies answer each iterate
+      // finds and solves its contacts); the bodies answer each iterate the next one reads
       for (int it = 0; it < iterations; it++) {
         if (!k->one_loop) cpu_phase_all(cpuSOLVE_PAIRS, &dl, k, dl.ncp);
         cpu_phase_all(cpuSOLVE_GRAINS, &dl, k, dl.n);
         grn_swap_iterates(&dl);
-        if (dl.body_mob) cpu_body_response(s, c, &dl, 0);
+        if (dl.body_mob && it + 1 < iterations) cpu_body_response(s, c, &dl, 0);
       }
 
       // reaction on the bodies

@@ -469,21 +469,17 @@ static grnStatus cuda_substep(grnSolver* s) {
     GRN_CUDA_TRY(grn_cuda_body_response(d, k, nbody, 1, g->wrench_part, g->impulse, stream));
   }
 
-  // projected jacobi iterations, the bodies answering each iterate
+  // projected jacobi iterations, the bodies answering each iterate the next one reads
   for (int it = 0; it < iterations; it++) {
     GRN_CUDA_TRY(grn_cuda_solve(d, k, stream));
     grn_swap_iterates(d);
-    if (d->body_mob) {
+    if (d->body_mob && it + 1 < iterations) {
       GRN_CUDA_TRY(grn_cuda_body_response(d, k, nbody, 0, g->wrench_part, g->impulse, stream));
     }
   }
 
-  // reaction on the bodies: with coupled bodies the last iterate's sums are already the final
-  // ones (the same reduction over the same impulses), else summed now
-  if (d->body_mob && iterations > 0) {
-    GRN_CUDA_TRY(cudaMemcpyAsync(g->out, g->impulse, 6 * (size_t)nbody * sizeof(double),
-                                 cudaMemcpyDeviceToDevice, stream));
-  } else if (d->n > 0) {
+  // reaction on the bodies (coupled bodies: the reduction their response would have made)
+  if (d->body_mob || d->n > 0) {
     GRN_CUDA_TRY(grn_cuda_wrench(d, k, nbody, g->wrench_part, g->out, stream));
   }
 
