@@ -63,7 +63,7 @@ static const mjgAttr kAttr[] = {
                                                                      OFF(has_color_range)},
   {"cyclic_z",   mjgRANGE,   NULL,   "m",      0,    0,         0, OFF(cyclic_z), OFF(has_cyclic_z)},
   {"settle",     mjgREAL,    "0",    "s",      0,    1e3,       0, OFF(settle),    -1},
-  {"bed_file",   mjgTEXT,    NULL,   "",       0,    0,         0, 0,          OFF(has_bed_file)},
+  {"bed_file",   mjgTEXT,    NULL,   "",       0,    0,         0, 0,          -1},
   {"deterministic", mjgBOOL, "true", "",       0,    0,         0, OFF(deterministic), -1},
 };
 
@@ -128,9 +128,7 @@ int mjg_parse_reals(const char* s, double* out, int n) {
   return mjg_blank(p);
 }
 
-// write "<plugin>: config key '<key>' = '<value>': <why>" into msg (value NULL: not given);
-// returns -1
-static int refuse(char* msg, int size, const char* key, const char* value, const char* why) {
+int mjg_config_refuse(char* msg, int size, const char* key, const char* value, const char* why) {
   if (msg && size > 0 && value) {
     snprintf(msg, size, MJG_PLUGIN_NAME ": config key '%s' = '%s': %s", key, value, why);
   } else if (msg && size > 0) {
@@ -160,9 +158,9 @@ static int parse_attr(const mjgAttr* a, const char* value, mjgConfig* cfg, char*
     case mjgREAL: {
       double v;
       range_text(a, why, sizeof(why));
-      if (!parse_real(value, &v)) return refuse(msg, size, a->name, value, why);
+      if (!parse_real(value, &v)) return mjg_config_refuse(msg, size, a->name, value, why);
       if (v < a->lo || (a->lo_open && v == a->lo) || v > a->hi) {
-        return refuse(msg, size, a->name, value, why);
+        return mjg_config_refuse(msg, size, a->name, value, why);
       }
       *(double*)field = v;
       return 0;
@@ -172,7 +170,7 @@ static int parse_attr(const mjgAttr* a, const char* value, mjgConfig* cfg, char*
       long long v;
       range_text(a, why, sizeof(why));
       if (!parse_long(value, &v) || v < a->lo || v > a->hi) {
-        return refuse(msg, size, a->name, value, why);
+        return mjg_config_refuse(msg, size, a->name, value, why);
       }
       if (a->kind == mjgINT) {
         *(int*)field = (int)v;
@@ -184,13 +182,13 @@ static int parse_attr(const mjgAttr* a, const char* value, mjgConfig* cfg, char*
     case mjgBOX: {
       double* box = (double*)field;
       if (!mjg_parse_reals(value, box, 6)) {
-        return refuse(msg, size, a->name, value,
-                      "must be 6 numbers: xlo ylo zlo xhi yhi zhi [m]");
+        return mjg_config_refuse(msg, size, a->name, value,
+                                 "must be 6 numbers: xlo ylo zlo xhi yhi zhi [m]");
       }
       for (int i = 0; i < 3; i++) {
         if (!(box[3 + i] > box[i])) {
-          return refuse(msg, size, a->name, value,
-                        "empty box: each of xhi yhi zhi must exceed xlo ylo zlo");
+          return mjg_config_refuse(msg, size, a->name, value,
+                                   "empty box: each of xhi yhi zhi must exceed xlo ylo zlo");
         }
       }
       return 0;
@@ -202,7 +200,7 @@ static int parse_attr(const mjgAttr* a, const char* value, mjgConfig* cfg, char*
         if (!strcmp(word, "cpu")) { *(grnBackend*)field = grnBACKEND_CPU; return 0; }
         if (!strcmp(word, "cuda")) { *(grnBackend*)field = grnBACKEND_CUDA; return 0; }
       }
-      return refuse(msg, size, a->name, value, "must be one of auto, cpu, cuda");
+      return mjg_config_refuse(msg, size, a->name, value, "must be one of auto, cpu, cuda");
     }
     case mjgTEXT:
       return 0;
@@ -212,7 +210,7 @@ static int parse_attr(const mjgAttr* a, const char* value, mjgConfig* cfg, char*
         if (!strcmp(word, "two-way")) { *(int*)field = 1; return 0; }
         if (!strcmp(word, "one-way")) { *(int*)field = 0; return 0; }
       }
-      return refuse(msg, size, a->name, value, "must be one of two-way, one-way");
+      return mjg_config_refuse(msg, size, a->name, value, "must be one of two-way, one-way");
     }
     case mjgCOLOR: {
       char word[16];
@@ -221,13 +219,13 @@ static int parse_attr(const mjgAttr* a, const char* value, mjgConfig* cfg, char*
         if (!strcmp(word, "speed")) { *(mjgColor*)field = mjgCOLOR_SPEED; return 0; }
         if (!strcmp(word, "fixed")) { *(mjgColor*)field = mjgCOLOR_FIXED; return 0; }
       }
-      return refuse(msg, size, a->name, value, "must be one of height, speed, fixed");
+      return mjg_config_refuse(msg, size, a->name, value, "must be one of height, speed, fixed");
     }
     case mjgRANGE: {
       double* range = (double*)field;
       if (!mjg_parse_reals(value, range, 2) || !(range[1] > range[0])) {
         snprintf(why, sizeof(why), "must be 2 numbers lo hi with hi > lo [%s]", a->unit);
-        return refuse(msg, size, a->name, value, why);
+        return mjg_config_refuse(msg, size, a->name, value, why);
       }
       return 0;
     }
@@ -237,10 +235,10 @@ static int parse_attr(const mjgAttr* a, const char* value, mjgConfig* cfg, char*
         if (!strcmp(word, "true")) { *(int*)field = 1; return 0; }
         if (!strcmp(word, "false")) { *(int*)field = 0; return 0; }
       }
-      return refuse(msg, size, a->name, value, "must be one of true, false");
+      return mjg_config_refuse(msg, size, a->name, value, "must be one of true, false");
     }
   }
-  return refuse(msg, size, a->name, value, "unknown attribute kind");
+  return mjg_config_refuse(msg, size, a->name, value, "unknown attribute kind");
 }
 
 //---------------------------------- reading a config ----------------------------------------------
@@ -269,12 +267,14 @@ int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, i
 
   // a bed needs a fill box or a bed file, or at least a capacity
   if (!cfg->has_fill && !bed_file && !count_given) {
-    return refuse(msg, size, "fill", NULL, "is missing: give the box to fill with grains, a "
-                  "'bed_file' saved from an earlier run, or 'count' for an empty bed");
+    return mjg_config_refuse(msg, size, "fill", NULL,
+                             "is missing: give the box to fill with grains, a 'bed_file' saved "
+                             "from an earlier run, or 'count' for an empty bed");
   }
   if (cfg->has_fill && bed_file) {
-    return refuse(msg, size, "bed_file", bed_file,
-                  "the initial bed comes from the file or from key 'fill', give only one");
+    return mjg_config_refuse(msg, size, "bed_file", bed_file,
+                             "the initial bed comes from the file or from key 'fill', give only "
+                             "one");
   }
 
   // a bed file: readable, and no more grains than count allows (by default exactly its grains)
@@ -282,16 +282,17 @@ int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, i
     mjgBedFileInfo info;
     char why[MJG_MSG_SIZE - 128];
     if (mjg_bedfile_info(bed_file, &info, why, sizeof(why))) {
-      return refuse(msg, size, "bed_file", bed_file, why);
+      return mjg_config_refuse(msg, size, "bed_file", bed_file, why);
     }
     if (count_given && info.n > cfg->count) {
       snprintf(why, sizeof(why), "holds %d grains, more than key 'count' = '%d' allows", info.n,
                cfg->count);
-      return refuse(msg, size, "bed_file", bed_file, why);
+      return mjg_config_refuse(msg, size, "bed_file", bed_file, why);
     }
     if (!count_given && info.n == 0) {
-      return refuse(msg, size, "bed_file", bed_file,
-                    "holds no grains; give key 'count' for an empty bed of that capacity");
+      return mjg_config_refuse(msg, size, "bed_file", bed_file,
+                               "holds no grains; give key 'count' for an empty bed of that "
+                               "capacity");
     }
     if (!count_given) cfg->count = info.n;
   }
@@ -303,17 +304,17 @@ int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, i
     if (need <= 0) {
       snprintf(why, sizeof(why), "box is thinner than one grain (diameter %g m) on some axis",
                2 * cfg->radius);
-      return refuse(msg, size, "fill", fill_text, why);
+      return mjg_config_refuse(msg, size, "fill", fill_text, why);
     }
     if (need > (1 << 26)) {
       snprintf(why, sizeof(why), "box needs %lld grains of radius %g m, more than the limit %d",
                need, cfg->radius, 1 << 26);
-      return refuse(msg, size, "fill", fill_text, why);
+      return mjg_config_refuse(msg, size, "fill", fill_text, why);
     }
     if (count_given && need > cfg->count) {
       snprintf(why, sizeof(why), "box needs %lld grains of radius %g m, more than key 'count' = "
                "'%d' allows", need, cfg->radius, cfg->count);
-      return refuse(msg, size, "fill", fill_text, why);
+      return mjg_config_refuse(msg, size, "fill", fill_text, why);
     }
     if (!count_given) cfg->count = (int)need;
   }
@@ -325,11 +326,12 @@ int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, i
   if (cfg->has_cyclic_z) {
     const char* text = mjg_config_value(m, instance, "cyclic_z");
     if (!(cfg->cyclic_z[1] - cfg->cyclic_z[0] > 4 * cfg->radius)) {
-      return refuse(msg, size, "cyclic_z", text, "range must exceed two grain diameters");
+      return mjg_config_refuse(msg, size, "cyclic_z", text,
+                               "range must exceed two grain diameters");
     }
     if (cfg->has_fill && (cfg->fill[2] < cfg->cyclic_z[0] || cfg->fill[5] > cfg->cyclic_z[1])) {
-      return refuse(msg, size, "fill", fill_text, "box must lie within the z range of key "
-                    "'cyclic_z'");
+      return mjg_config_refuse(msg, size, "fill", fill_text,
+                               "box must lie within the z range of key 'cyclic_z'");
     }
   }
 
@@ -337,8 +339,8 @@ int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, i
   if (cfg->has_fill && cfg->has_domain) {
     for (int i = 0; i < 3; i++) {
       if (cfg->fill[i] < cfg->domain[i] || cfg->fill[3 + i] > cfg->domain[3 + i]) {
-        return refuse(msg, size, "fill", fill_text,
-                      "box must lie inside the box of key 'domain'");
+        return mjg_config_refuse(msg, size, "fill", fill_text,
+                                 "box must lie inside the box of key 'domain'");
       }
     }
   }

@@ -43,7 +43,6 @@ typedef struct mjgConfig_ {
   int has_cyclic_z;         // 1: cyclic_z was given
   double cyclic_z[2];       // vertical cyclic boundary: zlo, zhi                      [m]
   double settle;            // settling time of the initial bed at model load; 0: none  [s]
-  int has_bed_file;         // 1: bed_file was given (the initial bed comes from that file)
   int deterministic;        // 1: bitwise repeatable run to run; 0: faster where it can be
 } mjgConfig;
 
@@ -62,6 +61,10 @@ int mjg_config_nattribute(void);
 
 // Name of config attribute i in table order (for plugin registration); NULL when out of range.
 const char* mjg_config_name(int i);
+
+// Write "<plugin>: config key '<key>' = '<value>': <why>" into msg (value NULL: "... '<key>'
+// <why>", for a key not given); returns -1.
+int mjg_config_refuse(char* msg, int size, const char* key, const char* value, const char* why);
 
 // Read and check the config of plugin instance `instance`. On failure return -1 and write a
 // message naming the key and its value into msg; on success return 0.

@@ -111,13 +111,11 @@ static void terrain_free(mjgTerrain* t) {
   free(t);
 }
 
-// write "<plugin>: config key '<key>' = '<value>': <why>" into msg; returns -1
+// refuse the instance's key with its value as given ('' when not given); returns -1
 static int refuse_key(const mjModel* m, int instance, const char* key, const char* why, char* msg,
                       int size) {
   const char* value = mjg_config_value(m, instance, key);
-  snprintf(msg, size, MJG_PLUGIN_NAME ": config key '%s' = '%s': %s", key, value ? value : "",
-           why);
-  return -1;
+  return mjg_config_refuse(msg, size, key, value ? value : "", why);
 }
 
 // the initial bed (after the solver and the static shapes): the fill lattice or the bed file,
@@ -161,6 +159,7 @@ static int make_bed(mjgTerrain* t, const mjModel* m, mjData* d, int instance, ch
   t->settled = mjg_settle_acquire(&in, why, sizeof(why));
   if (!t->settled) return refuse_key(m, instance, "settle", why, msg, size);
   t->bed = t->settled;
+  mjg_bed_free(&t->own);  // the settled bed is what every reset writes now
   return 0;
 }
 
