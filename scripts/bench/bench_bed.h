@@ -1,5 +1,5 @@
-// a resting bed for the state and determinism benchmarks: n grains on a jittered lattice (2.2
-// radii) in an open square container (floor and four walls as planes, as the plugin builds its
+// helpers of the benchmark programs: clocks, a sort order, and a resting bed for the state and
+// determinism benchmarks: n grains on a jittered lattice (2.2 radii) in an open square container (floor and four walls as planes, as the plugin builds its
 // domain) wide enough for a bed about half as deep as it is wide, settled with the given params
 // for a number of substeps. Define _DEFAULT_SOURCE (getloadavg, clock_gettime) before any include.
 #ifndef MJGRANULAR_SCRIPTS_BENCH_BENCH_BED_H_
@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "granular.h"
@@ -19,6 +20,20 @@ static inline double bench_now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+// user + system cpu time of the process [s]
+static inline double bench_cpu_seconds(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+         1e-6 * (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+// qsort order of doubles, ascending
+static inline int bench_compare_doubles(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
 }
 
 // the container for n grains of radius r: floor and four walls as planes

@@ -22,6 +22,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "bench_bed.h"
 #include "granular.h"
 
 #define MAX_SIZES 16
@@ -46,20 +47,6 @@ typedef struct Row_ {
   size_t solver_bytes;        // grn_memory_bytes
   long peak_rss_kb;           // ru_maxrss after this size [KiB]
 } Row;
-
-// user + system cpu time of the process [s]
-static double cpu_seconds(void) {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
-         1e-6 * (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
-}
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
-}
 
 // uniform in [-1, 1] from a xorshift state
 static float jitter(unsigned* s) {
@@ -217,13 +204,13 @@ static int bench_size(const Options* o, int n, Row* row) {
   row->contacts = 2.0 * npairs / n;
 
   // timed substeps, in calls of 10 as a host step of 10 substeps would make
-  double t0 = now(), c0 = cpu_seconds();
+  double t0 = bench_now(), c0 = bench_cpu_seconds();
   for (int done = 0; s && done < o->substeps && st == grnOK; done += 10) {
     int k = o->substeps - done < 10 ? o->substeps - done : 10;
     st = grn_advance(s, k);
   }
-  row->seconds = now() - t0;
-  row->cpu_share = (cpu_seconds() - c0) / (row->seconds * omp_get_max_threads());
+  row->seconds = bench_now() - t0;
+  row->cpu_share = (bench_cpu_seconds() - c0) / (row->seconds * omp_get_max_threads());
   if (!s || st != grnOK) {
     if (s) fprintf(stderr, "bench_cpu: %d grains: %s\n", n, grn_status_string(st));
     free(pos), free(vel), grn_destroy(s);

@@ -10,7 +10,6 @@
 #define _DEFAULT_SOURCE  // getloadavg, clock_gettime
 #include <omp.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "bench_bed.h"
 
@@ -38,18 +37,6 @@ static int parse_args(int argc, char** argv, Options* o) {
     else return 0;
   }
   return argc % 2 == 1 && o->grains > 0 && o->rounds > 0 && o->block > 0;
-}
-
-static double cpu_seconds(void) {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
-         1e-6 * (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
-}
-
-static int compare_doubles(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
 }
 
 // a solver of the given mode holding the bed; NULL with a message
@@ -127,12 +114,12 @@ int main(int argc, char** argv) {
   for (int r = 0; r < o.rounds; r++) {
     for (int k = 0; k < 2; k++) {
       int m = (r + k) % 2;
-      double t0 = bench_now(), c0 = cpu_seconds();
+      double t0 = bench_now(), c0 = bench_cpu_seconds();
       if (grn_advance(s[m], o.block) != grnOK) return 1;
       double dt = bench_now() - t0;
       ms[m][r] = 1e3 * dt / o.block;
       wall[m] += dt;
-      cpu[m] += cpu_seconds() - c0;
+      cpu[m] += bench_cpu_seconds() - c0;
     }
   }
   printf("\n%-22s  %10s  %10s  %10s  %9s  %14s\n", "mode", "fastest", "median", "cpu time",
@@ -142,7 +129,7 @@ int main(int argc, char** argv) {
   const char* names[2] = {"deterministic (sorted)", "unordered"};
   double fastest[2], median[2], cpu_ms[2];
   for (int m = 0; m < 2; m++) {
-    qsort(ms[m], o.rounds, sizeof(double), compare_doubles);
+    qsort(ms[m], o.rounds, sizeof(double), bench_compare_doubles);
     fastest[m] = ms[m][0];
     median[m] = ms[m][o.rounds / 2];
     cpu_ms[m] = 1e3 * cpu[m] / (o.rounds * o.block);

@@ -13,7 +13,6 @@
 #define _DEFAULT_SOURCE  // getloadavg, clock_gettime
 #include <omp.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "bench_bed.h"
 #include "state.h"
@@ -46,14 +45,9 @@ static int parse_args(int argc, char** argv, Options* o) {
   return argc % 2 == 1;
 }
 
-static int compare_doubles(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
-
 // sorts ms; its median
 static double median(double* ms, int n) {
-  qsort(ms, n, sizeof(double), compare_doubles);
+  qsort(ms, n, sizeof(double), bench_compare_doubles);
   return ms[n / 2];
 }
 

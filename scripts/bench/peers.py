@@ -359,42 +359,40 @@ class Bench:
         break
     self.results["load"]["scaling_after"] = load()
 
+  def series(self, grains, t_sim, settings):
+    """the settling scene of this many grains run once per entry of settings (keyword arguments
+    of mjgranular, also stored in its row); stops at the first failure."""
+    sc = self.scene(grains, data=False)
+    rows = []
+    for kw in settings:
+      row = self.mjgranular(sc, t_sim, **kw)
+      if row.get("failed"):
+        self.say("  failed: " + row["why"])
+        break
+      row.update(kw, load_1min=load()[0])
+      rows.append(row)
+    return rows
+
   def breakdown(self):
     """mjgranular's cost per grain-substep split into the fixed part (prediction, neighbour
     lists, collision, pairs, integration) and the part per jacobi iteration, by runs at 1, 10 and 20
     iterations of the settling scene."""
     a = self.a
-    sc = self.scene(a.break_grains, data=False)
     self.say("breakdown: %d grains, %g s simulated at 1, 10, 20 iterations"
              % (a.break_grains, a.break_time))
-    rows = []
-    for k in (1, 10, 20):
-      row = self.mjgranular(sc, a.break_time, iterations=k)
-      if row.get("failed"):
-        self.say("  failed: " + row["why"])
-        return
-      row["iterations"] = k
-      row["load_1min"] = load()[0]
-      rows.append(row)
-    self.results["breakdown"] = rows
-    self.save()
+    rows = self.series(a.break_grains, a.break_time, [{"iterations": k} for k in (1, 10, 20)])
+    if len(rows) == 3:
+      self.results["breakdown"] = rows
+      self.save()
 
   def substep(self):
     """the settling scene at larger substeps than the default (10 iterations each), with the
     same sanity figures: what a coarser substep buys and what it changes."""
     a = self.a
-    sc = self.scene(a.substep_grains, data=False)
     self.say("substep: %d grains, %g s simulated at substeps %s"
              % (a.substep_grains, a.substep_time, a.substeps))
-    rows = []
-    for dt in a.substeps:
-      row = self.mjgranular(sc, a.substep_time, dt=dt)
-      if row.get("failed"):
-        self.say("  failed: " + row["why"])
-        break
-      row["load_1min"] = load()[0]
-      rows.append(row)
-    self.results["substep"] = rows
+    self.results["substep"] = self.series(a.substep_grains, a.substep_time,
+                                          [{"dt": dt} for dt in a.substeps])
     self.save()
 
   def driver_rows(self, args, label):
@@ -429,16 +427,8 @@ class Bench:
     self.save()
 
   def hash(self):
-    a = self.a
-    self.results["load"]["hash_before"] = load()
-    for n in a.hash_sizes:
-      self.say("hash table: column of %d grains, factors %s" % (n, a.hash_factors))
-      self.results["hash"] += self.driver_rows(
-        ["hash", "--grains", str(n), "--factors", a.hash_factors,
-         "--substeps", str(a.hash_substeps), "--repeat", str(a.hash_repeat),
-         "--settle", "%g" % a.hash_settle], "hash")
-      self.save()
-    self.results["load"]["hash_after"] = load()
+    self.column("hash", ["--factors", self.a.hash_factors],
+                "hash table, factors %s" % self.a.hash_factors)
 
   def column(self, part, args, label):
     """the settled column of each hash_sizes count timed by bench_settle mode part."""
