@@ -29,7 +29,8 @@ static void turn_about(const grnShape* src, const float* r, const float* com, gr
     out->com[i] = com[i];
     out->pos[i] = com[i] + r[3 * i] * rel[0] + r[3 * i + 1] * rel[1] + r[3 * i + 2] * rel[2];
     for (int j = 0; j < 3; j++) {
-      out->mat[3 * i + j] = r[3 * i] * mat[j] + r[3 * i + 1] * mat[3 + j] + r[3 * i + 2] * mat[6 + j];
+      out->mat[3 * i + j] =
+          r[3 * i] * mat[j] + r[3 * i + 1] * mat[3 + j] + r[3 * i + 2] * mat[6 + j];
     }
   }
 }
