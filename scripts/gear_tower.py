@@ -45,7 +45,6 @@ MODELS = os.path.join(ROOT, "models")
 BORE = 0.12          # tube inner radius [m]
 TUBE_HEIGHT = 1.0    # tube height before scaling [m]
 GEAR_TIP = 0.042     # gear tip radius [m]
-GEAR_WIDTH = 0.04    # gear face width [m]
 
 # the stack, heights above the bottom of the cyclic range
 PLATE_TOP = 0.06     # top of the orifice plate [m]

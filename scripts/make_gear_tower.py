@@ -26,7 +26,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_scoop import Mesh, check, volume  # noqa: E402
+from make_scoop import Mesh, check, obj_text, write  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ASSETS = os.path.join(ROOT, "models", "assets")
@@ -119,28 +119,6 @@ def build_tube(bore, wall, height, segments, bottom=0.0):
   return mesh
 
 
-def obj_text(mesh, header):
-  lines = [f"# {h}" for h in header]
-  lines.append(f"# {len(mesh.verts)} vertices, {len(mesh.faces)} triangles, closed, outward "
-               f"normals, volume {volume(mesh.verts, mesh.faces):.6e} m^3")
-  lines += ["v %.9g %.9g %.9g" % p for p in mesh.verts]
-  lines += ["f %d %d %d" % (a + 1, b + 1, c + 1) for a, b, c in mesh.faces]
-  return "\n".join(lines) + "\n"
-
-
-def write(path, text, check_only):
-  """Writes text to path, or with check_only says whether path holds it; returns 1 if stale."""
-  if check_only:
-    same = os.path.exists(path) and open(path).read() == text
-    print(f"make_gear_tower: {path} is {'up to date' if same else 'out of date'}")
-    return 0 if same else 1
-  os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-  with open(path, "w") as f:
-    f.write(text)
-  print(f"make_gear_tower: wrote {path}")
-  return 0
-
-
 def main():
   p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   p.add_argument("--out-gear", default=os.path.join(ASSETS, "gear.obj"), help="gear OBJ file")
@@ -181,15 +159,15 @@ def main():
       f"{args.teeth} teeth, module {args.module} m (pitch radius {0.5 * args.module * args.teeth:g}"
       f" m, tip radius {0.5 * args.module * args.teeth + args.module:g} m), pressure angle "
       f"{args.pressure:g} deg, helix angle {args.helix:g} deg, width {args.width} m, axis z"]),
-      args.check)
+      args.check, "make_gear_tower")
   stale += write(args.out_tower, obj_text(tube, [
       "tube of the gear tower scene, written by scripts/make_gear_tower.py (do not edit)",
       f"inner radius {args.bore} m, wall {args.wall} m, z from 0 to {args.height} m, "
-      f"{args.segments} segments"]), args.check)
+      f"{args.segments} segments"]), args.check, "make_gear_tower")
   stale += write(args.out_plate, obj_text(plate, [
       "orifice plate of the gear tower scene, written by scripts/make_gear_tower.py (do not edit)",
       f"hole radius {args.hole} m, outer radius {args.bore + 0.5 * args.wall:g} m, z from "
-      f"{-args.plate:g} to 0 m, {args.segments} segments"]), args.check)
+      f"{-args.plate:g} to 0 m, {args.segments} segments"]), args.check, "make_gear_tower")
   sys.exit(1 if stale else 0)
 
 

@@ -170,17 +170,27 @@ def check(mesh):
     raise ValueError("the mesh encloses no volume")
 
 
-def obj_text(mesh, args):
-  lines = [
-      f"# scoop for {args.scene}, written by scripts/make_scoop.py (do not edit)",
-      f"# length {args.length} m, width {args.width} m, height {args.height} m, wall {args.wall} m,"
-      f" heel radius {args.heel} m, {args.segments} heel segments",
-      f"# {len(mesh.verts)} vertices, {len(mesh.faces)} triangles, closed, outward normals,"
-      f" volume {volume(mesh.verts, mesh.faces):.6e} m^3",
-  ]
+def obj_text(mesh, header):
+  """OBJ text of a mesh: the header lines as comments, then its size and volume, vertices, faces."""
+  lines = [f"# {h}" for h in header]
+  lines.append(f"# {len(mesh.verts)} vertices, {len(mesh.faces)} triangles, closed, outward "
+               f"normals, volume {volume(mesh.verts, mesh.faces):.6e} m^3")
   lines += ["v %.9g %.9g %.9g" % p for p in mesh.verts]
   lines += ["f %d %d %d" % (a + 1, b + 1, c + 1) for a, b, c in mesh.faces]
   return "\n".join(lines) + "\n"
+
+
+def write(path, text, check_only, tool):
+  """Writes text to path, or with check_only says whether path holds it; returns 1 if stale."""
+  if check_only:
+    same = os.path.exists(path) and open(path).read() == text
+    print(f"{tool}: {path} is {'up to date' if same else 'out of date'}")
+    return 0 if same else 1
+  os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+  with open(path, "w") as f:
+    f.write(text)
+  print(f"{tool}: wrote {path}")
+  return 0
 
 
 def main():
@@ -207,15 +217,11 @@ def main():
     sys.exit("make_scoop: need 0 < wall < heel < length, height; 2 wall < width; segments >= 1")
 
   text = obj_text(build(args.length, args.width, args.height, args.wall, args.heel,
-                        args.segments), args)
-  if args.check:
-    same = os.path.exists(args.out) and open(args.out).read() == text
-    print(f"make_scoop: {args.out} is {'up to date' if same else 'out of date'}")
-    sys.exit(0 if same else 1)
-  os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-  with open(args.out, "w") as f:
-    f.write(text)
-  print(f"make_scoop: wrote {args.out}")
+                        args.segments), [
+      f"scoop for {args.scene}, written by scripts/make_scoop.py (do not edit)",
+      f"length {args.length} m, width {args.width} m, height {args.height} m, wall {args.wall} m,"
+      f" heel radius {args.heel} m, {args.segments} heel segments"])
+  sys.exit(write(args.out, text, args.check, "make_scoop"))
 
 
 if __name__ == "__main__":
