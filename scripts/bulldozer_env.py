@@ -289,7 +289,7 @@ def main():
   env = BulldozerEnv(grains=args.grains, settle=args.settle, backend=args.backend)
   made = time.perf_counter() - t0
   n = env._grains.count
-  nsub = math.ceil(env.model.opt.timestep / env.substep * (1 - 1e-9))
+  nsub = mjgranular.substeps(env.model, env.substep)
   obs, info = env.reset(seed=args.seed)
   print(f"bulldozer: {n} grains, made and settled in {made:.1f} s; start pose "
         f"{np.round(obs['pose'], 3)}; reward {env.reward():.3f}")

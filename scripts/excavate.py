@@ -300,7 +300,7 @@ def main():
   model = spec.compile()
   data = mujoco.MjData(model)
   grains = mjgranular.grains(model, data)
-  nsub = max(1, math.ceil(model.opt.timestep / float(config["timestep"]) * (1 - 1e-9)))
+  nsub = mjgranular.substeps(model, float(config["timestep"]))
   print(f"excavate: bed {bed}: {grains.count} grains of {grain_mass * 1e3:.3f} g, "
         f"step {model.opt.timestep * 1e3:g} ms in {nsub} granular substeps; Panda: {source}",
         flush=True)

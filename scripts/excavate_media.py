@@ -126,16 +126,21 @@ def _plots(out, summary, runs):
   plt.close(fig)
 
 
-def _render(summary, runs, prefix, width, height):
-  """The snapshots `prefix`_* of the run as images, in the scene rebuilt with the run's bed."""
-  if len(runs[f"{prefix}_time"]) == 0:
-    return []
+def _scene(summary):
+  """The run's scene rebuilt with its bed: model, data, its grains, the camera to render from."""
   mjgranular.load_plugin()
   spec, _ = franka_scene.build(summary["bed"])
   m = spec.compile()
   d = mujoco.MjData(m)
-  grains = mjgranular.grains(m, d)
-  camera = "overview" if summary["bed"] == "full" else "side"
+  return m, d, mjgranular.grains(m, d), "overview" if summary["bed"] == "full" else "side"
+
+
+def _render(scene, runs, prefix, width, height):
+  """The snapshots `prefix`_* of the run as images, in the rebuilt scene (only positions are set,
+  so one scene serves every set of snapshots)."""
+  if len(runs[f"{prefix}_time"]) == 0:
+    return []
+  m, d, grains, camera = scene
   images = []
   with mujoco.Renderer(m, height, width, max_geom=grains.count + m.ngeom + 2000) as renderer:
     for qpos, pos in zip(runs[f"{prefix}_qpos"], runs[f"{prefix}_grains"]):
@@ -176,9 +181,11 @@ def write(out, width=640, height=480):
     summary = json.load(f)
   runs = dict(np.load(os.path.join(out, "excavate.npz")))
   _plots(out, summary, runs)
+  # the scene (the arm and a whole bed) is compiled once, and only when there are frames to draw
+  scene = _scene(summary) if len(runs["shot_time"]) or len(runs["movie_time"]) else None
   _strip(out, runs["shot_label"], runs["shot_time"],
-         _render(summary, runs, "shot", width, height))
-  _gif(out, _render(summary, runs, "movie", width // 2, height // 2))
+         _render(scene, runs, "shot", width, height))
+  _gif(out, _render(scene, runs, "movie", width // 2, height // 2))
   print(f"excavate_media: wrote the plots and frames into {out}")
 
 

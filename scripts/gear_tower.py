@@ -215,7 +215,7 @@ def run(xml, seconds, warmup=0.0, as_json=False):
     os.unlink(path)
   g = mjgranular.grains(m, d)
   n0 = g.count
-  nsub = math.ceil(m.opt.timestep / SUBSTEP * (1 - 1e-9))
+  nsub = mjgranular.substeps(m, SUBSTEP)
   mujoco.mj_step(m, d, nstep=max(0, round(warmup / m.opt.timestep)))
   steps = max(1, round(seconds / m.opt.timestep))
   t0 = time.perf_counter()

@@ -21,6 +21,7 @@ A bed saved from a run starts later models (config key bed_file, format in plugi
 
 import collections
 import ctypes
+import math
 import os
 import pathlib
 
@@ -82,6 +83,12 @@ def library():
     lib.mjgranular_radius.restype = ctypes.c_double
     lib.mjgranular_radius.argtypes = [ctypes.c_void_p, ctypes.c_int]
     return lib
+
+
+def substeps(model, substep):
+    """Granular substeps per mj_step of `model` at a substep of at most `substep` [s], counted as
+    the plugin counts them (plugin/terrain.c, mjg_terrain_substeps)."""
+    return max(1, math.ceil(model.opt.timestep / substep * (1 - 1e-9)))
 
 
 def radius(model, instance=0):
