@@ -208,6 +208,18 @@ double MaxAbs(const std::vector<double>& a) {
   return m;
 }
 
+// two solvers that ran the same substeps from bed: the grains moved, and the two agree to float
+// rounding in positions, velocities and the bodies' wrenches
+void ExpectAgreeToRounding(const grnSolver* a, const grnSolver* b, const Bed& bed) {
+  Grains ga = Read(a), gb = Read(b);
+  EXPECT_GT(MaxDiff(ga.pos, bed.pos), 1e-6);
+  EXPECT_LE(MaxDiff(ga.pos, gb.pos), 1e-6) << "positions [m]";
+  EXPECT_LE(MaxDiff(ga.vel, gb.vel), 1e-4) << "velocities [m/s]";
+  std::vector<double> wa = Wrenches(a), wb = Wrenches(b);
+  EXPECT_GT(MaxAbs(wa), 0) << "the bodies touch grains";
+  EXPECT_LE(MaxDiff(wa, wb), 1e-4 * MaxAbs(wa) + 1e-9) << "wrenches [N, N m]";
+}
+
 //---------------------------------- everywhere ----------------------------------------------------
 
 TEST(CudaBackend, InfoSaysSomething) {
@@ -290,14 +302,7 @@ TEST(CudaBackend, OneSubstepAgreesWithCpu) {
   ASSERT_TRUE(cpu && gpu);
   ASSERT_EQ(grn_advance(cpu.get(), 1), grnOK);
   ASSERT_EQ(grn_advance(gpu.get(), 1), grnOK);
-  Grains c = Read(cpu.get()), g = Read(gpu.get());
-  // the grains moved, and both backends moved them alike
-  EXPECT_GT(MaxDiff(c.pos, bed.pos), 1e-6);
-  EXPECT_LE(MaxDiff(c.pos, g.pos), 1e-6) << "positions [m]";
-  EXPECT_LE(MaxDiff(c.vel, g.vel), 1e-4) << "velocities [m/s]";
-  std::vector<double> wc = Wrenches(cpu.get()), wg = Wrenches(gpu.get());
-  EXPECT_GT(MaxAbs(wc), 0) << "the bodies touch grains";
-  EXPECT_LE(MaxDiff(wc, wg), 1e-4 * MaxAbs(wc) + 1e-9) << "wrenches [N, N m]";
+  ExpectAgreeToRounding(cpu.get(), gpu.get(), bed);
 }
 
 TEST(CudaBackend, ManySubstepsStayCloseToCpu) {
@@ -339,13 +344,7 @@ TEST(CudaBackend, UnorderedAgreesWithOrderedToRounding) {
   ASSERT_TRUE(a && b);
   ASSERT_EQ(grn_advance(a.get(), 2), grnOK);
   ASSERT_EQ(grn_advance(b.get(), 2), grnOK);
-  Grains ga = Read(a.get()), gb = Read(b.get());
-  EXPECT_GT(MaxDiff(ga.pos, bed.pos), 1e-6);
-  EXPECT_LE(MaxDiff(ga.pos, gb.pos), 1e-6) << "positions [m]";
-  EXPECT_LE(MaxDiff(ga.vel, gb.vel), 1e-4) << "velocities [m/s]";
-  std::vector<double> wa = Wrenches(a.get()), wb = Wrenches(b.get());
-  EXPECT_GT(MaxAbs(wa), 0) << "the bodies touch grains";
-  EXPECT_LE(MaxDiff(wa, wb), 1e-4 * MaxAbs(wa) + 1e-9) << "wrenches [N, N m]";
+  ExpectAgreeToRounding(a.get(), b.get(), bed);
 }
 
 TEST(CudaBackend, OutOfMemoryIsAStatus) {
