@@ -3,6 +3,7 @@
 #include "granular.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,12 +33,76 @@ const char* grn_backend_name(grnBackend backend) {
   return "unknown";
 }
 
+//---------------------------------- array tables --------------------------------------------------
+
+#define GRN_DESC(type, name, width, unit, what) \
+  {#name, offsetof(grnData, name), sizeof(type), width, unit, (type)0.5 != 0},
+#define GRN_DESC_TWINS(type, name, width, unit, what) \
+  GRN_DESC(type, name, width, unit, what)             \
+  {#name "_prev", offsetof(grnData, name##_prev), sizeof(type), width, unit, (type)0.5 != 0},
+
+const grnArrayDesc grn_contact_arrays[grnNCONTACT_ARRAYS] = {GRN_CONTACT_ARRAYS(GRN_DESC)};
+const grnArrayDesc grn_solver_arrays[] = {
+  GRN_CONTACT_ARRAYS(GRN_DESC_TWINS) GRN_GRAIN_ARRAYS(GRN_DESC) GRN_PAIR_ARRAYS(GRN_DESC)
+};
+const int grn_nsolver_arrays = (int)(sizeof(grn_solver_arrays) / sizeof(grn_solver_arrays[0]));
+
+size_t grn_contact_array_bytes(int a, int cap) {
+  grnData d;
+  memset(&d, 0, sizeof(d));
+  d.cap = cap;
+  const grnArrayDesc* desc = grn_contact_arrays + a;
+  return desc->size * desc->width * grn_unit_count(desc->unit, &d, 0, 0);
+}
+
+size_t grn_contact_offset(int a, int cap) {
+  size_t offset = 0;
+  for (int b = 0; b < a; b++) offset += grn_contact_array_bytes(b, cap);
+  return offset;
+}
+
+// the solver array of the tables named name
+static const grnArrayDesc* solver_array(const char* name) {
+  for (int a = 0; a < grn_nsolver_arrays; a++) {
+    if (!strcmp(grn_solver_arrays[a].name, name)) return grn_solver_arrays + a;
+  }
+  return NULL;
+}
+
+// radii [0, n) of the grain slots (NULL: the params' radius), with the masses and inertias of
+// their spheres; in chunks, so that filling a large capacity takes little host memory
+static grnStatus write_radii(grnSolver* s, int n, const float* radii) {
+  enum { kChunk = 1 << 16 };
+  float* buf = (float*)malloc(3 * kChunk * sizeof(float));
+  if (!buf) return grnERR_MEMORY;
+  float *im = buf + kChunk, *ii = buf + 2 * kChunk;
+  grnStatus st = grnOK;
+  for (int first = 0; first < n && st == grnOK; first += kChunk) {
+    int count = n - first < kChunk ? n - first : kChunk;
+    for (int i = 0; i < count; i++) {
+      float r = radii ? radii[first + i] : s->params.radius;
+      float m = grn_sphere_mass(s->params.density, r);
+      buf[i] = r;
+      im[i] = 1 / m;
+      ii[i] = 1 / grn_sphere_inertia(m, r);
+    }
+    size_t at = (size_t)first * sizeof(float), bytes = (size_t)count * sizeof(float);
+    st = s->ops->write(s, solver_array("rad"), at, buf, bytes);
+    if (st == grnOK) st = s->ops->write(s, solver_array("inv_mass"), at, im, bytes);
+    if (st == grnOK) st = s->ops->write(s, solver_array("inv_inertia"), at, ii, bytes);
+  }
+  free(buf);
+  return st;
+}
+
 void grn_default_params(grnParams* p) {
   memset(p, 0, sizeof(*p));
   p->capacity = 10000;
   p->radius = 0.005f;
   p->density = 2500;
   p->friction = 0.5f;
+  p->rolling_friction = (float)GRN_DEFAULT_ROLLING;
+  p->torsional_friction = (float)GRN_DEFAULT_TORSIONAL;
   p->dt = 5e-4f;
   p->iterations = 10;
   p->baumgarte = 0.2f;
@@ -61,6 +126,12 @@ grnStatus grn_check_params(const grnParams* p, char* msg, int size) {
   if (!(p->radius > 0) || !isfinite(p->radius)) return fail(msg, size, "radius must be > 0");
   if (!(p->density > 0) || !isfinite(p->density)) return fail(msg, size, "density must be > 0");
   if (!(p->friction >= 0) || !isfinite(p->friction)) return fail(msg, size, "friction must be >= 0");
+  if (!(p->rolling_friction >= 0) || !isfinite(p->rolling_friction)) {
+    return fail(msg, size, "rolling_friction must be >= 0");
+  }
+  if (!(p->torsional_friction >= 0) || !isfinite(p->torsional_friction)) {
+    return fail(msg, size, "torsional_friction must be >= 0");
+  }
   if (!(p->dt > 0) || !isfinite(p->dt)) return fail(msg, size, "dt must be > 0");
   if (p->iterations < 1 || p->iterations > 10000) return fail(msg, size, "iterations out of range");
   if (!(p->baumgarte >= 0 && p->baumgarte <= 1)) return fail(msg, size, "baumgarte not in [0, 1]");
@@ -91,9 +162,9 @@ static void derive_consts(grnSolver* s) {
   grnConsts* c = &s->consts;
   c->dt = p->dt;
   c->radius = p->radius;
-  c->cutoff = 2 * p->radius + p->margin * p->radius;
+  c->margin = p->margin;
+  c->cutoff = grn_pair_cutoff(c, p->radius, p->radius);
   c->reach = c->cutoff + p->skin * p->radius;
-  c->shape_margin = p->margin * p->radius;
   // cells a little wider than the distance, so that float rounding of x / cell can never put two
   // grains closer than it two cells apart (safe up to ~8000 cells from the origin)
   c->inv_cell = 1.0f / (c->cutoff * 1.001f);
@@ -104,14 +175,15 @@ static void derive_consts(grnSolver* s) {
   c->moved2 = half * half;
   c->one_loop = p->one_loop;
   c->friction = p->friction;
+  c->rolling = p->rolling_friction;
+  c->torsional = p->torsional_friction;
   c->baumgarte = p->baumgarte;
   memcpy(c->gravity, p->gravity, sizeof(c->gravity));
   int cyclic = p->cyclic_z[1] > p->cyclic_z[0];
   c->cyclic_lo = cyclic ? p->cyclic_z[0] : 0;
   c->cyclic_period = cyclic ? p->cyclic_z[1] - p->cyclic_z[0] : 0;
   c->ordered = p->deterministic;
-  s->grain_mass = p->density * 4.0f / 3.0f * 3.14159265358979f * p->radius * p->radius * p->radius;
-  c->mass = s->grain_mass;
+  s->grain_mass = grn_sphere_mass(p->density, p->radius);
 }
 
 grnStatus grn_create(const grnParams* params, grnBackend backend, grnSolver** out) {
@@ -162,6 +234,12 @@ grnStatus grn_create(const grnParams* params, grnBackend backend, grnSolver** ou
     grn_destroy(s);
     return st;
   }
+  // every grain slot at the params' radius until grn_set_radii
+  st = write_radii(s, params->capacity, NULL);
+  if (st != grnOK) {
+    grn_destroy(s);
+    return st;
+  }
   *out = s;
   return grnOK;
 }
@@ -199,29 +277,55 @@ grnStatus grn_set_grains(grnSolver* s, int n, const float* pos, const float* vel
 
 grnStatus grn_get_grains(const grnSolver* s, float* pos, float* vel) {
   if (!s) return grnERR_ARG;
-  return s->ops->get_grains(s, pos, vel);
+  size_t bytes = 3 * (size_t)s->n * sizeof(float);
+  grnStatus st = grnOK;
+  if (pos && bytes) st = s->ops->read(s, solver_array("pos"), 0, pos, bytes);
+  if (st == grnOK && vel && bytes) st = s->ops->read(s, solver_array("vel"), 0, vel, bytes);
+  return st;
 }
 
-grnContactLayout grn_contact_layout(int cap) {
-  grnContactLayout l;
-  size_t c = (size_t)cap;
-  l.npair = 0;
-  l.nshape = l.npair + c * sizeof(int);
-  l.pair = l.nshape + c * sizeof(int);
-  l.sc_shape = l.pair + GRN_MAX_PAIRS * c * sizeof(int);
-  l.pair_imp = l.sc_shape + GRN_MAX_SHAPE_CONTACTS * c * sizeof(int);
-  l.sc_imp = l.pair_imp + 3 * GRN_MAX_PAIRS * c * sizeof(float);
-  l.bytes = l.sc_imp + 3 * GRN_MAX_SHAPE_CONTACTS * c * sizeof(float);
-  return l;
+grnStatus grn_set_angvel(grnSolver* s, const float* angvel) {
+  if (!s || (!angvel && s->n)) return grnERR_ARG;
+  for (int i = 0; i < 3 * s->n; i++) {
+    if (!isfinite(angvel[i])) return grnERR_NONFINITE;
+  }
+  size_t bytes = 3 * (size_t)s->n * sizeof(float);
+  return bytes ? s->ops->write(s, solver_array("angvel"), 0, angvel, bytes) : grnOK;
+}
+
+grnStatus grn_get_angvel(const grnSolver* s, float* angvel) {
+  if (!s || (!angvel && s->n)) return grnERR_ARG;
+  size_t bytes = 3 * (size_t)s->n * sizeof(float);
+  return bytes ? s->ops->read(s, solver_array("angvel"), 0, angvel, bytes) : grnOK;
+}
+
+grnStatus grn_set_radii(grnSolver* s, const float* radii) {
+  if (!s || (!radii && s->n)) return grnERR_ARG;
+  for (int i = 0; i < s->n; i++) {
+    if (!(radii[i] > 0 && radii[i] <= s->params.radius)) return grnERR_ARG;
+  }
+  return write_radii(s, s->n, radii);
+}
+
+grnStatus grn_get_radii(const grnSolver* s, float* radii) {
+  if (!s || (!radii && s->n)) return grnERR_ARG;
+  size_t bytes = (size_t)s->n * sizeof(float);
+  return bytes ? s->ops->read(s, solver_array("rad"), 0, radii, bytes) : grnOK;
 }
 
 size_t grn_contact_state_bytes(int capacity) {
-  return capacity > 0 ? grn_contact_layout(capacity).bytes : 0;
+  return capacity > 0 ? grn_contact_offset(grnNCONTACT_ARRAYS, capacity) : 0;
 }
 
 grnStatus grn_get_contacts(const grnSolver* s, void* buf) {
   if (!s || !buf) return grnERR_ARG;
-  return s->ops->get_contacts(s, buf);
+  int cap = s->params.capacity;
+  for (int a = 0; a < grnNCONTACT_ARRAYS; a++) {
+    grnStatus st = s->ops->read(s, grn_contact_arrays + a, 0, (char*)buf + grn_contact_offset(a, cap),
+                                grn_contact_array_bytes(a, cap));
+    if (st != grnOK) return st;
+  }
+  return grnOK;
 }
 
 // 1 if the k partners of grain i are in increasing order (ordered) or all different (not)
@@ -234,30 +338,38 @@ static int partners_fit(const int* pair, int cap, int i, int k, int ordered) {
   return 1;
 }
 
+// contact-state array a of buffer b laid out for capacity cap
+static const void* contact_array(const char* b, int a, int cap) {
+  return b + grn_contact_offset(a, cap);
+}
+
 // a contact state fits when counts are within the slots, partners are grains in use listed as
 // partners_fit requires, and impulses are finite
 static int contacts_fit(const grnSolver* s, const char* b) {
   int cap = s->params.capacity, ordered = s->consts.ordered;
-  grnContactLayout l = grn_contact_layout(cap);
-  const int* npair = (const int*)(b + l.npair);
-  const int* nshape = (const int*)(b + l.nshape);
-  const int* pair = (const int*)(b + l.pair);
-  const float* pair_imp = (const float*)(b + l.pair_imp);
-  const float* sc_imp = (const float*)(b + l.sc_imp);
+  const int* npair = (const int*)contact_array(b, grnCONTACT_npair, cap);
+  const int* nshape = (const int*)contact_array(b, grnCONTACT_nshape, cap);
+  const int* pair = (const int*)contact_array(b, grnCONTACT_pair, cap);
   for (int i = 0; i < cap; i++) {
-    int np = i < s->n ? npair[i] : 0, ns = i < s->n ? nshape[i] : 0;
+    int np = i < s->n ? npair[i] : 0;
     if (npair[i] < 0 || npair[i] > (i < s->n ? GRN_MAX_PAIRS : 0)) return 0;
     if (nshape[i] < 0 || nshape[i] > (i < s->n ? GRN_MAX_SHAPE_CONTACTS : 0)) return 0;
     for (int k = 0; k < np; k++) {
       int j = pair[GRN_SLOT(k, i, cap)];
       if (j < 0 || j >= s->n || !partners_fit(pair, cap, i, k, ordered)) return 0;
-      for (int a = 0; a < 3; a++) {
-        if (!isfinite(pair_imp[3 * GRN_SLOT(k, i, cap) + a])) return 0;
-      }
     }
-    for (int k = 0; k < ns; k++) {
-      for (int a = 0; a < 3; a++) {
-        if (!isfinite(sc_imp[3 * GRN_SLOT(k, i, cap) + a])) return 0;
+  }
+  // every float of the used slots finite (the arrays are slot-major: slot k of grain i)
+  for (int a = 0; a < grnNCONTACT_ARRAYS; a++) {
+    const grnArrayDesc* desc = grn_contact_arrays + a;
+    if (!desc->is_float) continue;
+    const float* v = (const float*)contact_array(b, a, cap);
+    const int* used = desc->unit == grnUNIT_PAIR_SLOT ? npair : nshape;
+    for (int i = 0; i < s->n; i++) {
+      for (int k = 0; k < used[i]; k++) {
+        for (int e = 0; e < desc->width; e++) {
+          if (!isfinite(v[desc->width * GRN_SLOT(k, i, cap) + e])) return 0;
+        }
       }
     }
   }
@@ -266,7 +378,13 @@ static int contacts_fit(const grnSolver* s, const char* b) {
 
 grnStatus grn_set_contacts(grnSolver* s, const void* buf) {
   if (!s || !buf || !contacts_fit(s, (const char*)buf)) return grnERR_ARG;
-  return s->ops->set_contacts(s, buf);
+  int cap = s->params.capacity;
+  for (int a = 0; a < grnNCONTACT_ARRAYS; a++) {
+    grnStatus st = s->ops->write(s, grn_contact_arrays + a, 0, contact_array(buf, a, cap),
+                                 grn_contact_array_bytes(a, cap));
+    if (st != grnOK) return st;
+  }
+  return grnOK;
 }
 
 // copy count slots of width 4-byte numbers per grain for the first n grains, capacity a to b
@@ -279,41 +397,42 @@ static void copy_slots(const char* src, int a, char* dst, int b, int n, int coun
 
 grnStatus grn_convert_contacts(const void* src, int src_cap, void* dst, int dst_cap, int n) {
   if (!src || !dst || n < 0 || src_cap < n || dst_cap < n || dst_cap <= 0) return grnERR_ARG;
-  grnContactLayout a = grn_contact_layout(src_cap), b = grn_contact_layout(dst_cap);
   const char* s = (const char*)src;
   char* d = (char*)dst;
-  const int* npair = (const int*)(s + a.npair);
-  const int* nshape = (const int*)(s + a.nshape);
+  const int* npair = (const int*)contact_array(s, grnCONTACT_npair, src_cap);
+  const int* nshape = (const int*)contact_array(s, grnCONTACT_nshape, src_cap);
   for (int i = 0; i < n; i++) {
     if (npair[i] < 0 || npair[i] > GRN_MAX_PAIRS) return grnERR_ARG;
     if (nshape[i] < 0 || nshape[i] > GRN_MAX_SHAPE_CONTACTS) return grnERR_ARG;
   }
 
   // every slot, used or not, moves from k src_cap + i to k dst_cap + i
-  memset(d, 0, b.bytes);
-  copy_slots(s + a.npair, src_cap, d + b.npair, dst_cap, n, 1, 1);
-  copy_slots(s + a.nshape, src_cap, d + b.nshape, dst_cap, n, 1, 1);
-  copy_slots(s + a.pair, src_cap, d + b.pair, dst_cap, n, GRN_MAX_PAIRS, 1);
-  copy_slots(s + a.sc_shape, src_cap, d + b.sc_shape, dst_cap, n, GRN_MAX_SHAPE_CONTACTS, 1);
-  copy_slots(s + a.pair_imp, src_cap, d + b.pair_imp, dst_cap, n, GRN_MAX_PAIRS, 3);
-  copy_slots(s + a.sc_imp, src_cap, d + b.sc_imp, dst_cap, n, GRN_MAX_SHAPE_CONTACTS, 3);
+  memset(d, 0, grn_contact_state_bytes(dst_cap));
+  for (int a = 0; a < grnNCONTACT_ARRAYS; a++) {
+    const grnArrayDesc* desc = grn_contact_arrays + a;
+    int slots = desc->unit == grnUNIT_PAIR_SLOT ? GRN_MAX_PAIRS :
+                desc->unit == grnUNIT_SHAPE_SLOT ? GRN_MAX_SHAPE_CONTACTS : 1;
+    copy_slots(s + grn_contact_offset(a, src_cap), src_cap, d + grn_contact_offset(a, dst_cap),
+               dst_cap, n, slots, desc->width);
+  }
 
-  // each grain's grain contacts into partner order by insertion, impulses along
-  int* pair = (int*)(d + b.pair);
-  float* imp = (float*)(d + b.pair_imp);
+  // each grain's grain contacts into partner order by insertion, every pair-slot array along
+  int* pair = (int*)(d + grn_contact_offset(grnCONTACT_pair, dst_cap));
   for (int i = 0; i < n; i++) {
     for (int k = 1; k < npair[i]; k++) {
-      int j = pair[GRN_SLOT(k, i, dst_cap)];
-      float lam[3];
-      memcpy(lam, imp + 3 * GRN_SLOT(k, i, dst_cap), sizeof(lam));
       int m = k;
-      for (; m > 0 && pair[GRN_SLOT(m - 1, i, dst_cap)] > j; m--) {
-        pair[GRN_SLOT(m, i, dst_cap)] = pair[GRN_SLOT(m - 1, i, dst_cap)];
-        memcpy(imp + 3 * GRN_SLOT(m, i, dst_cap), imp + 3 * GRN_SLOT(m - 1, i, dst_cap),
-               sizeof(lam));
+      for (; m > 0 && pair[GRN_SLOT(m - 1, i, dst_cap)] > pair[GRN_SLOT(m, i, dst_cap)]; m--) {
+        for (int a = 0; a < grnNCONTACT_ARRAYS; a++) {
+          const grnArrayDesc* desc = grn_contact_arrays + a;
+          if (desc->unit != grnUNIT_PAIR_SLOT) continue;
+          char* v = d + grn_contact_offset(a, dst_cap);
+          size_t w = desc->size * desc->width;
+          char tmp[16];
+          memcpy(tmp, v + w * GRN_SLOT(m, i, dst_cap), w);
+          memcpy(v + w * GRN_SLOT(m, i, dst_cap), v + w * GRN_SLOT(m - 1, i, dst_cap), w);
+          memcpy(v + w * GRN_SLOT(m - 1, i, dst_cap), tmp, w);
+        }
       }
-      pair[GRN_SLOT(m, i, dst_cap)] = j;
-      memcpy(imp + 3 * GRN_SLOT(m, i, dst_cap), lam, sizeof(lam));
     }
   }
   return grnOK;
@@ -429,7 +548,7 @@ grnStatus grn_list_pairs(const grnData* d, const grnConsts* consts, int* pairs, 
   int count = 0;
   grnStatus st = grnOK;
   for (int i = 0; i < d->n && st == grnOK; i++) {
-    int found = grn_grain_neighbors(d, k, k->cutoff, i, nb, 1, kMaxNeighbors);
+    int found = grn_grain_neighbors(d, k, 0, i, nb, 1, kMaxNeighbors);
     if (found > kMaxNeighbors) st = grnERR_MEMORY;
     for (int m = 0; m < found && m < kMaxNeighbors; m++) {
       if (nb[m] <= i) continue;

@@ -49,6 +49,11 @@ typedef struct grnParams_ {
   float radius;             // grain radius [m]
   float density;            // grain density [kg/m^3]
   float friction;           // coulomb coefficient between grains
+  float rolling_friction;   // rolling resistance between grains: the resisting moment is at most
+                            // rolling_friction x r_eff x the normal impulse (r_eff = r_i r_j /
+                            // (r_i + r_j)); 0: grains roll freely
+  float torsional_friction; // spinning resistance between grains about the contact normal, the
+                            // same bound with this coefficient
   float dt;                 // substep [s]
   int iterations;           // projected jacobi iterations per substep
   float baumgarte;          // fraction of penetration removed per substep, in [0, 1]
@@ -73,6 +78,12 @@ typedef struct grnParams_ {
                             // 0: contacts in the order threads meet them, wrenches summed by
                             // atomics (gpu), which may differ in the last bits run to run
 } grnParams;
+
+// default rolling and torsional resistance between grains: chosen so that a heap of grains at the
+// default friction stands at about 30-35 degrees (README, the repose measurement); plain numbers,
+// so that the plugin's config table can quote them
+#define GRN_DEFAULT_ROLLING 0.1
+#define GRN_DEFAULT_TORSIONAL 0.1
 
 // Fill params with defaults (radius 5 mm, sand density, friction 0.5, dt 5e-4 s, deterministic,
 // ...).
@@ -105,6 +116,10 @@ typedef struct grnShape_ {
   float linvel[3];          // body linear velocity at com [m/s]
   float angvel[3];          // body angular velocity in world [rad/s]
   float friction;           // coulomb coefficient between grains and this shape
+  float spin_friction;      // torsional resistance [m]: the moment about the normal is at most
+                            // this x the normal impulse (mujoco's friction[1])
+  float roll_friction;      // rolling resistance [m]: the rolling moment is at most this x the
+                            // normal impulse (mujoco's friction[2])
   float rbound;             // radius of a sphere about pos enclosing the shape; 0: unbounded
   int body;                 // wrench slot in [0, max_bodies); -1: static, no wrench
   int grid;                 // sdf grid index for grnSHAPE_GRID, else -1
@@ -140,7 +155,7 @@ grnBackend grn_backend(const grnSolver* solver);
 // Parameters the solver was created with.
 const grnParams* grn_params(const grnSolver* solver);
 
-// Mass of one grain [kg].
+// Mass of one grain of radius params.radius [kg].
 float grn_grain_mass(const grnSolver* solver);
 
 // Replace all grains: n <= capacity; pos, vel are (n x 3); vel may be NULL (at rest). Clears
@@ -148,6 +163,21 @@ float grn_grain_mass(const grnSolver* solver);
 // same bit for bit as the solver's own (a state put back, as the plugin does every step) keep
 // the CPU backend's neighbour lists; any other positions rebuild them.
 grnStatus grn_set_grains(grnSolver* solver, int n, const float* pos, const float* vel);
+
+// Set the angular velocities (n x 3, world frame) [rad/s] of the grains from grn_set_grains,
+// which leaves them at zero.
+grnStatus grn_set_angvel(grnSolver* solver, const float* angvel);
+
+// Copy the grains' angular velocities (n x 3) [rad/s] out.
+grnStatus grn_get_angvel(const grnSolver* solver, float* angvel);
+
+// Set the radii (n) [m] of the grains from grn_set_grains, each in (0, params.radius]; masses and
+// moments of inertia follow from the density (solid spheres). Radii belong to the grain slots:
+// they stay through grn_set_grains, and start at params.radius.
+grnStatus grn_set_radii(grnSolver* solver, const float* radii);
+
+// Copy the grains' radii (n) [m] out.
+grnStatus grn_get_radii(const grnSolver* solver, float* radii);
 
 // Number of grains.
 int grn_count(const grnSolver* solver);

@@ -11,9 +11,8 @@
 
 // the contact point of grain i against a shape along normal n (from the shape toward the grain),
 // relative to the shape's body's centre of mass
-GRN_HD grnVec3 grn_body_arm(const grnData* d, const grnConsts* c, const grnShape* sh, int i,
-                            grnVec3 n) {
-  grnVec3 point = grn_sub(grn_load3(d->pos + 3 * i), grn_scale(n, c->radius));
+GRN_HD grnVec3 grn_body_arm(const grnData* d, const grnShape* sh, int i, grnVec3 n) {
+  grnVec3 point = grn_sub(grn_load3(d->pos + 3 * i), grn_scale(n, grn_radius(d, i)));
   return grn_sub(point, grn_load3(sh->com));
 }
 
@@ -49,14 +48,15 @@ GRN_HD void grn_body_velocity_change(const float* mob, const double* impulse, fl
 }
 
 // force and torque (about the body's centre of mass) that grain i's shape contact in slot k puts
-// on the body: minus the grain's impulse (velocity units times the grain mass) over the substep
+// on the body: minus the grain's impulse and angular impulse over the substep
 GRN_HD void grn_shape_contact_wrench(const grnData* d, const grnConsts* c, int i, int k,
                                      grnVec3* force, grnVec3* torque) {
   size_t slot = GRN_SLOT(k, i, d->cap);
   const grnShape* sh = d->shapes + d->sc_shape[slot];
-  grnVec3 r = grn_body_arm(d, c, sh, i, grn_load3(d->sc_normal + 3 * slot));
-  *force = grn_scale(grn_load3(d->sc_imp + 3 * slot), -c->mass / c->dt);
-  *torque = grn_cross(r, *force);
+  grnVec3 r = grn_body_arm(d, sh, i, grn_load3(d->sc_normal + 3 * slot));
+  float inv_dt = -1.0f / c->dt;
+  *force = grn_scale(grn_load3(d->sc_imp + 3 * slot), inv_dt);
+  *torque = grn_add(grn_cross(r, *force), grn_scale(grn_load3(d->sc_mom + 3 * slot), inv_dt));
 }
 
 #endif  // MJGRANULAR_GRN_BODY_H_

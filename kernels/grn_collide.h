@@ -20,7 +20,15 @@ GRN_HD unsigned grn_grain_bucket(const grnData* d, int i) {
   return grn_hash_cell(ci[0], ci[1], ci[2], d->hash_size);
 }
 
-// grains closer than cut to grain i (cells at least cut wide): walk the 27 neighbouring cells and
+// contact distance of grains of radii ri and rj: touching plus the speculative margin (a share of
+// their mean radius)
+GRN_HD float grn_pair_cutoff(const grnConsts* c, float ri, float rj) {
+  float sum = ri + rj;
+  return sum + 0.5f * c->margin * sum;
+}
+
+// grains closer than cut to grain i (cells at least cut wide), or with cut 0 closer than each
+// pair's contact distance (cells at least c->cutoff wide): walk the 27 neighbouring cells and
 // keep grains whose own cell is the visited one (so hash collisions never give duplicates). the
 // first max found go to out[0], out[stride], ...; returns how many there are in all. with
 // c->ordered they are the max smallest indices, sorted, so results do not depend on the order the
@@ -30,7 +38,7 @@ GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, float cut, 
                                size_t stride, int max) {
   grnVec3 xi = grn_load3(d->pos + 3 * i);
   const int* ci = d->cell + 3 * i;
-  float cut2 = cut * cut;
+  float ri = grn_radius(d, i), cut2 = cut * cut;
   int count = 0;
   for (int dz = -1; dz <= 1; dz++) {
     for (int dy = -1; dy <= 1; dy++) {
@@ -40,6 +48,10 @@ GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, float cut, 
           const int* cj = d->cell + 3 * j;
           if (j == i || cj[0] != cx || cj[1] != cy || cj[2] != cz) continue;
           grnVec3 r = grn_sub(xi, grn_load3(d->pos + 3 * j));
+          if (cut == 0) {
+            float pc = grn_pair_cutoff(c, ri, grn_radius(d, j));
+            cut2 = pc * pc;
+          }
           if (grn_dot(r, r) >= cut2) continue;
           if (count < max) {
             // insertion by index, or at the end
@@ -97,50 +109,85 @@ GRN_HD float grn_neighbors_moved2(const grnData* d, int i) {
   return grn_dot(r, r);
 }
 
-// grains closer than the cutoff to grain i, as grn_grain_neighbors finds them: its neighbour list
-// filtered by distance (the result keeps the list's order), or a walk of the list hash where the
-// list did not fit
+// grains closer than their contact distance to grain i, as grn_grain_neighbors finds them: its
+// neighbour list filtered by distance (the result keeps the list's order), or a walk of the list
+// hash where the list did not fit
 GRN_HD int grn_grain_contacts(const grnData* d, const grnConsts* c, int i, int* out,
                               size_t stride, int max) {
   int nn = d->nnbr[i], cap = d->cap;
-  if (nn < 0) return grn_grain_neighbors(d, c, c->cutoff, i, out, stride, max);
+  if (nn < 0) return grn_grain_neighbors(d, c, 0, i, out, stride, max);
   grnVec3 xi = grn_load3(d->pos + 3 * i);
-  float cut2 = c->cutoff * c->cutoff;
+  float ri = grn_radius(d, i);
   int count = 0;
   for (int k = 0; k < nn; k++) {
     int j = d->nbr[GRN_SLOT(k, i, cap)];
     grnVec3 r = grn_sub(xi, grn_load3(d->pos + 3 * j));
-    if (grn_dot(r, r) >= cut2) continue;
+    float cut = grn_pair_cutoff(c, ri, grn_radius(d, j));
+    if (grn_dot(r, r) >= cut * cut) continue;
     if (count < max) out[count * stride] = j;
     count++;
   }
   return count;
 }
 
+// the geometry of the contact of grain i with grain j: unit normal from j toward i, depth
+// (penetration > 0, gap < 0), and each grain's distance to the common contact point, which splits
+// the centre distance in the ratio of the radii (so both feel the force at one point and angular
+// momentum is kept exactly)
+typedef struct grnPairFrame_ {
+  grnVec3 n;                  // unit normal, from j toward i
+  float depth;                // ri + rj - distance [m]
+  float arm_i, arm_j;         // distances from each centre to the contact point [m]
+} grnPairFrame;
+
+GRN_HD grnPairFrame grn_pair_frame(const grnData* d, int i, int j) {
+  grnPairFrame f;
+  grnVec3 r = grn_sub(grn_load3(d->pos + 3 * i), grn_load3(d->pos + 3 * j));
+  float dist = grn_norm(r), ri = grn_radius(d, i), rj = grn_radius(d, j), sum = ri + rj;
+  f.n = dist > 0 ? grn_scale(r, 1.0f / dist) : grn_v3(0, 0, 1);
+  f.depth = sum - dist;
+  f.arm_i = ri * dist / sum;
+  f.arm_j = rj * dist / sum;
+  return f;
+}
+
+// torque of an impulse p acting on a grain at arm from its centre opposite the normal n
+// (n points toward the grain): (-arm n) x p
+GRN_HD grnVec3 grn_contact_torque(grnVec3 n, float arm, grnVec3 p) {
+  return grn_scale(grn_cross(n, p), -arm);
+}
+
 // grain-grain contacts of grain i into its contact slots. each contact that existed in the last
-// substep starts from its final impulse there (warm start: a resting pile keeps its contact
-// forces instead of rebuilding them from zero); returns the sum of those impulses.
-GRN_HD grnVec3 grn_collide_grains(const grnData* d, const grnConsts* c, int i) {
+// substep starts from its final impulses there (warm start: a resting pile keeps its contact
+// forces instead of rebuilding them from zero); adds their impulse and torque on the grain into
+// *imp, *torque.
+GRN_HD void grn_collide_grains(const grnData* d, const grnConsts* c, int i, grnVec3* imp,
+                               grnVec3* torque) {
   int cap = d->cap;
   // found into a local list (the sorting shifts stay out of the strided slots), then the slots
   int partner[GRN_MAX_PAIRS];
   int found = grn_grain_contacts(d, c, i, partner, 1, GRN_MAX_PAIRS);
   int count = found < GRN_MAX_PAIRS ? found : GRN_MAX_PAIRS;
   int m = 0;
-  grnVec3 sum = grn_v3(0, 0, 0);
   for (int k = 0; k < count; k++) {
     size_t slot = GRN_SLOT(k, i, cap);
-    d->pair[slot] = partner[k];
-    int prev = grn_prev_pair_slot(d, c, i, partner[k], &m);
-    grnVec3 lam = grn_v3(0, 0, 0);
-    if (prev >= 0) lam = grn_load3(d->pair_imp_prev + 3 * GRN_SLOT(prev, i, cap));
+    int j = partner[k];
+    d->pair[slot] = j;
+    int prev = grn_prev_pair_slot(d, c, i, j, &m);
+    grnVec3 lam = grn_v3(0, 0, 0), mom = grn_v3(0, 0, 0);
+    if (prev >= 0) {
+      lam = grn_load3(d->pair_imp_prev + 3 * GRN_SLOT(prev, i, cap));
+      mom = grn_load3(d->pair_mom_prev + 3 * GRN_SLOT(prev, i, cap));
+      grnPairFrame f = grn_pair_frame(d, i, j);
+      *imp = grn_add(*imp, lam);
+      *torque = grn_add(*torque, grn_add(grn_contact_torque(f.n, f.arm_i, lam), mom));
+    }
     grn_store3(d->pair_imp + 3 * slot, lam);
+    grn_store3(d->pair_mom + 3 * slot, mom);
     if (d->pair_bias) d->pair_bias[slot] = 0;
-    sum = grn_add(sum, lam);
   }
   d->npair[i] = count;
   if (found > count) d->overflow[0] = 1;
-  return sum;
 }
 
 // velocity of a shape's body at a world point
@@ -150,46 +197,55 @@ GRN_HD grnVec3 grn_shape_point_velocity(const grnShape* s, grnVec3 p) {
 }
 
 // grain-shape contacts of grain i, for every shape closer than the speculative margin, warm
-// started from the last substep's contact with the same shape; sum: the grain-grain warm start.
-// writes the first jacobi iterate: the predicted velocity plus all warm-start impulses
-GRN_HD void grn_collide_shapes(const grnData* d, const grnConsts* c, int i, grnVec3 sum) {
+// started from the last substep's contact with the same shape and added into *imp, *torque
+GRN_HD void grn_collide_shapes(const grnData* d, const grnConsts* c, int i, grnVec3* imp,
+                               grnVec3* torque) {
   grnVec3 x = grn_load3(d->pos + 3 * i);
+  float r = grn_radius(d, i), margin = c->margin * r;
   int count = 0, cap = d->cap;
   for (int s = 0; s < d->nshapes; s++) {
     const grnShape* sh = d->shapes + s;
     grnVec3 rel = grn_sub(x, grn_load3(sh->pos));
-    float reach = sh->rbound + c->radius + c->shape_margin;
+    float reach = sh->rbound + r + margin;
     if (sh->rbound > 0 && grn_dot(rel, rel) > reach * reach) continue;
     grnVec3 grad;
-    float dist = grn_sdf_shape(sh, d->grids, grn_mulmat_t(sh->mat, rel), &grad) - c->radius;
-    if (dist >= c->shape_margin) continue;
+    float dist = grn_sdf_shape(sh, d->grids, grn_mulmat_t(sh->mat, rel), &grad) - r;
+    if (dist >= margin) continue;
     if (count == GRN_MAX_SHAPE_CONTACTS) { d->overflow[0] = 1; continue; }
     size_t slot = GRN_SLOT(count, i, cap);
     grnVec3 nrm = grn_mulmat(sh->mat, grad);
-    grnVec3 point = grn_sub(x, grn_scale(nrm, c->radius));
+    grnVec3 point = grn_sub(x, grn_scale(nrm, r));
     d->sc_shape[slot] = s;
     grn_store3(d->sc_normal + 3 * slot, nrm);
     d->sc_depth[slot] = -dist;
     grn_store3(d->sc_vel + 3 * slot, grn_shape_point_velocity(sh, point));
-    grnVec3 lam = grn_v3(0, 0, 0);
+    grnVec3 lam = grn_v3(0, 0, 0), mom = grn_v3(0, 0, 0);
     for (int m = 0; m < d->nshape_prev[i]; m++) {
       if (d->sc_shape_prev[GRN_SLOT(m, i, cap)] == s) {
         lam = grn_load3(d->sc_imp_prev + 3 * GRN_SLOT(m, i, cap));
+        mom = grn_load3(d->sc_mom_prev + 3 * GRN_SLOT(m, i, cap));
       }
     }
     grn_store3(d->sc_imp + 3 * slot, lam);
+    grn_store3(d->sc_mom + 3 * slot, mom);
     d->sc_bias[slot] = 0;
-    sum = grn_add(sum, lam);
+    *imp = grn_add(*imp, lam);
+    *torque = grn_add(*torque, grn_add(grn_contact_torque(nrm, r, lam), mom));
     count++;
   }
-  grn_store_iter(d->iter, i, grn_add(grn_load3(d->vpred + 3 * i), sum), grn_v3(0, 0, 0));
   d->nshape[i] = count;
   d->ncontact[i] = count + d->npair[i];
 }
 
-// all contacts of grain i (narrowphase): grains, then shapes
+// all contacts of grain i (narrowphase): grains, then shapes; writes the first jacobi iterate,
+// the predicted motion plus all warm-start impulses
 GRN_HD void grn_collide_grain(const grnData* d, const grnConsts* c, int i) {
-  grn_collide_shapes(d, c, i, grn_collide_grains(d, c, i));
+  grnVec3 imp = grn_v3(0, 0, 0), torque = grn_v3(0, 0, 0);
+  grn_collide_grains(d, c, i, &imp, &torque);
+  grn_collide_shapes(d, c, i, &imp, &torque);
+  grnVec3 v = grn_add(grn_load3(d->vpred + 3 * i), grn_scale(imp, grn_inv_mass(d, i)));
+  grnVec3 w = grn_add(grn_load3(d->angvel + 3 * i), grn_scale(torque, grn_inv_inertia(d, i)));
+  grn_store_iter(d->iter, i, v, grn_v3(0, 0, 0), w);
 }
 
 #endif  // MJGRANULAR_GRN_COLLIDE_H_

@@ -12,13 +12,38 @@
 #include "grn_collide.h"
 #include "grn_data.h"
 
-// share of a relative velocity change that grain i takes in a contact with a partner, by mass
-// splitting (tonge et al. 2012): each grain's mass is split evenly among its contacts, so the
-// summed jacobi updates of a crowded grain do not overshoot. ci, cj: the two contact counts;
-// cj = 0 for a kinematic shape. symmetric in (ci, cj), so pairs stay exactly opposite.
-GRN_HD float grn_pj_share(int ci, int cj) {
-  int m = ci + cj;
-  return 1.0f / (float)(m > 1 ? m : 1);
+// the split masses of one contact (mass splitting, tonge et al. 2012): each grain's mass and
+// inertia are split evenly among its contacts, so the summed jacobi updates of a crowded grain do
+// not overshoot. with ci, cj the contact counts of the two grains and im, ii their inverse masses
+// and inertias, the compliances are
+//   normal      kn = ci im_i + cj im_j
+//   tangential  kt = ci (im_i + arm_i^2 ii_i) + cj (im_j + arm_j^2 ii_j)   (the spin it causes)
+//   angular     kr = ci ii_i + cj ii_j
+// and a tangential impulse p changes the relative angular velocity by -spin (n x p), with
+// spin = ci ii_i arm_i - cj ii_j arm_j. symmetric in the two grains (spin odd), so the two grains
+// of a pair compute exactly opposite impulses and momentum is conserved.
+typedef struct grnPjMass_ {
+  float n, t, r;              // effective masses: 1 / kn, 1 / kt, 1 / kr
+  float spin;                 // spin coupling (above)
+} grnPjMass;
+
+// each side of a contact: its split inverse mass, inverse inertia and arm
+GRN_HD grnPjMass grn_pj_mass(float im_i, float ii_i, float arm_i, float im_j, float ii_j,
+                             float arm_j) {
+  grnPjMass m;
+  m.n = 1.0f / (im_i + im_j);
+  m.t = 1.0f / ((im_i + arm_i * arm_i * ii_i) + (im_j + arm_j * arm_j * ii_j));
+  float kr = ii_i + ii_j;
+  m.r = kr > 0 ? 1.0f / kr : 0.0f;
+  m.spin = ii_i * arm_i - ii_j * arm_j;
+  return m;
+}
+
+// the split masses of grain i's contact with grain j (c: their contact counts)
+GRN_HD grnPjMass grn_pj_pair_mass(const grnData* d, int i, int j, grnPairFrame f) {
+  float ci = (float)d->ncontact[i], cj = (float)d->ncontact[j];
+  return grn_pj_mass(ci * grn_inv_mass(d, i), ci * grn_inv_inertia(d, i), f.arm_i,
+                     cj * grn_inv_mass(d, j), cj * grn_inv_inertia(d, j), f.arm_j);
 }
 
 // normal relative velocity a contact aims at: none across a penetration, at most closing a
@@ -33,42 +58,67 @@ GRN_HD float grn_pj_bias_target(float depth, const grnConsts* c) {
   return depth > 0 ? c->baumgarte * depth / c->dt : 0.0f;
 }
 
-// new accumulated velocity impulse of one contact. u: relative velocity of the grain against its
-// partner with the current iterate, n: unit normal toward the grain, target: grn_pj_target,
-// lam: impulse so far, share, share_t: fraction of a normal, tangential relative velocity change
-// the grain takes. the computation is odd in (u, n, lam), so the two grains of a pair compute
-// exactly opposite impulses and momentum is conserved. branch-free (the clamps are selects).
-GRN_HD grnVec3 grn_pj_impulse(grnVec3 u, grnVec3 n, float target, grnVec3 lam, float share,
-                              float share_t, float mu) {
-  float un = grn_dot(u, n);
-  float lam_n = grn_dot(lam, n);
-  grnVec3 lam_t = grn_sub(lam, grn_scale(n, lam_n));
-  float new_n = lam_n + share * (target - un);
-  new_n = new_n > 0 ? new_n : 0.0f;
-  grnVec3 ut = grn_sub(u, grn_scale(n, un));
-  grnVec3 new_t = grn_sub(lam_t, grn_scale(ut, share_t));
-  float tn = grn_norm(new_t), limit = mu * new_n;
-  // outside the cone (then tn > 0): scaled back onto it
-  float scale = tn > limit ? limit / tn : 1.0f;
-  return grn_add(grn_scale(n, new_n), grn_scale(new_t, scale));
+// x limited to [-lim, lim], odd in x
+GRN_HD float grn_pj_clamp(float x, float lim) {
+  return x > lim ? lim : (x < -lim ? -lim : x);
 }
 
-// as grn_pj_impulse, from the contact's depth: penetration (> 0) or gap (< 0)
-GRN_HD grnVec3 grn_pj_contact(grnVec3 u, grnVec3 n, float depth, grnVec3 lam, float share,
-                              float share_t, float mu, const grnConsts* c) {
-  return grn_pj_impulse(u, n, grn_pj_target(depth, c), lam, share, share_t, mu);
+// v scaled back into the disc |v| <= lim (lim >= 0)
+GRN_HD grnVec3 grn_pj_project(grnVec3 v, float lim) {
+  float norm = grn_norm(v);
+  return norm > lim ? grn_scale(v, lim / norm) : v;
+}
+
+// the contact law of the default model: new accumulated impulse *p [N s] and angular impulse *q
+// [N m s] on the grain of one contact, from the last iterate. u: relative velocity of the grain's
+// contact point against the partner's, w: relative angular velocity, n: unit normal toward the
+// grain, target: grn_pj_target. the normal impulse never pulls; the tangential one opposes
+// sliding within the coulomb cone mu pn; the rolling part of q opposes the relative rolling
+// within roll pn, its normal part the relative spin within tors pn (the complementarity form of
+// the constant-torque rolling and spinning resistance). the rolling step sees the spin the new
+// tangential impulse gives (gauss-seidel within the contact: the two act on the same rotation).
+// odd in (u, w, n, p, q): the two grains of a pair compute exactly opposite impulses.
+GRN_HD void grn_pj_impulse(grnVec3 u, grnVec3 w, grnVec3 n, float target, grnPjMass m, float mu,
+                           float roll, float tors, grnVec3* p, grnVec3* q) {
+  float un = grn_dot(u, n), pn = grn_dot(*p, n);
+  grnVec3 pt = grn_sub(*p, grn_scale(n, pn));
+  float new_n = pn + (target - un) * m.n;
+  new_n = new_n > 0 ? new_n : 0.0f;
+  grnVec3 ut = grn_sub(u, grn_scale(n, un));
+  grnVec3 new_t = grn_pj_project(grn_sub(pt, grn_scale(ut, m.t)), mu * new_n);
+  grnVec3 new_p = grn_add(grn_scale(n, new_n), new_t);
+  // rolling and spinning against the rotation after this tangential update
+  w = grn_sub(w, grn_scale(grn_cross(n, grn_sub(new_p, *p)), m.spin));
+  float wn = grn_dot(w, n), qn = grn_dot(*q, n);
+  grnVec3 wr = grn_sub(w, grn_scale(n, wn)), qr = grn_sub(*q, grn_scale(n, qn));
+  grnVec3 new_qr = grn_pj_project(grn_sub(qr, grn_scale(wr, m.r)), roll * new_n);
+  float new_qn = grn_pj_clamp(qn - wn * m.r, tors * new_n);
+  *p = new_p;
+  *q = grn_add(new_qr, grn_scale(n, new_qn));
 }
 
 // new accumulated baumgarte impulse of one contact (normal, never pulling). ub: normal relative
-// pseudo-velocity with the current iterate; target: grn_pj_bias_target; b: impulse so far.
-GRN_HD float grn_pj_bias_impulse(float ub, float target, float b, float share) {
-  float nb = b + share * (target - ub);
+// pseudo-velocity with the current iterate; target: grn_pj_bias_target; b: impulse so far; mn:
+// the effective normal mass.
+GRN_HD float grn_pj_bias_impulse(float ub, float target, float b, float mn) {
+  float nb = b + (target - ub) * mn;
   return nb > 0 ? nb : 0.0f;
 }
 
-// as grn_pj_bias_impulse, from the contact's depth
-GRN_HD float grn_pj_bias(float ub, float depth, float b, float share, const grnConsts* c) {
-  return grn_pj_bias_impulse(ub, grn_pj_bias_target(depth, c), b, share);
+// relative velocity of grain i's contact point against grain j's, and their relative angular
+// velocity, in iterate it
+GRN_HD void grn_pj_pair_velocity(const float* it, int i, int j, grnVec3 n, float arm_i,
+                                 float arm_j, grnVec3* u, grnVec3* w) {
+  grnVec3 wi = grn_iter_w(it, i), wj = grn_iter_w(it, j);
+  grnVec3 spin = grn_add(grn_scale(wi, arm_i), grn_scale(wj, arm_j));
+  *u = grn_sub(grn_sub(grn_iter_v(it, i), grn_iter_v(it, j)), grn_cross(spin, n));
+  *w = grn_sub(wi, wj);
+}
+
+// effective rolling radius of two grains: r_i r_j / (r_i + r_j)
+GRN_HD float grn_pj_reff(const grnData* d, int i, int j) {
+  float ri = grn_radius(d, i), rj = grn_radius(d, j);
+  return ri * rj / (ri + rj);
 }
 
 // each grain-grain contact is solved once per iteration as a pair (the law is odd, so the
@@ -106,12 +156,11 @@ GRN_HD void grn_pj_link_grain(const grnData* d, const grnConsts* c, int i) {
   d->pair_count[i] = count;
 }
 
-// pairs of the contacts grain i solves: frame (positions do not change within the substep), share
-// and warm-start impulse
+// pairs of the contacts grain i solves: frame (positions do not change within the substep), split
+// masses and warm-start impulses
 GRN_HD void grn_pj_pair_grain(const grnData* d, const grnConsts* c, int i) {
-  int cap = d->cap, nc = d->ncontact[i], p = d->pair_first[i];
+  int cap = d->cap, p = d->pair_first[i];
   unsigned solved = d->pair_solved[i];
-  grnVec3 xi = grn_load3(d->pos + 3 * i);
   for (int k = 0; k < d->npair[i]; k++) {
     if (!((solved >> k) & 1u)) continue;
     size_t slot = GRN_SLOT(k, i, cap);
@@ -122,17 +171,23 @@ GRN_HD void grn_pj_pair_grain(const grnData* d, const grnConsts* c, int i) {
       d->overflow[0] = 1;
       continue;
     }
-    grnVec3 r = grn_sub(xi, grn_load3(d->pos + 3 * j));
-    float dist = grn_norm(r);
+    grnPairFrame f = grn_pair_frame(d, i, j);
+    grnPjMass m = grn_pj_pair_mass(d, i, j, f);
+    size_t q = (size_t)p;
     d->cp_grain[p] = i;
     d->cp_partner[p] = j;
-    grn_store3(d->cp_normal + 3 * (size_t)p,
-               dist > 0 ? grn_scale(r, 1.0f / dist) : grn_v3(0, 0, 1));
-    float depth = 2 * c->radius - dist;
-    d->cp_target[p] = grn_pj_target(depth, c);
-    d->cp_bias_target[p] = grn_pj_bias_target(depth, c);
-    d->cp_share[p] = grn_pj_share(nc, d->ncontact[j]);
-    grn_store3(d->cp_imp + 3 * (size_t)p, grn_load3(d->pair_imp + 3 * slot));
+    grn_store3(d->cp_normal + 3 * q, f.n);
+    d->cp_arm[2 * q] = f.arm_i;
+    d->cp_arm[2 * q + 1] = f.arm_j;
+    d->cp_target[p] = grn_pj_target(f.depth, c);
+    d->cp_bias_target[p] = grn_pj_bias_target(f.depth, c);
+    d->cp_mass[4 * q] = m.n;
+    d->cp_mass[4 * q + 1] = m.t;
+    d->cp_mass[4 * q + 2] = m.r;
+    d->cp_mass[4 * q + 3] = m.spin;
+    d->cp_reff[p] = grn_pj_reff(d, i, j);
+    grn_store3(d->cp_imp + 3 * q, grn_load3(d->pair_imp + 3 * slot));
+    grn_store3(d->cp_mom + 3 * q, grn_load3(d->pair_mom + 3 * slot));
     d->cp_bias[p] = 0;
     d->pair_ref[slot] = p;
     if (mirror >= 0) d->pair_ref[mirror] = -1 - p;
@@ -142,27 +197,48 @@ GRN_HD void grn_pj_pair_grain(const grnData* d, const grnConsts* c, int i) {
 
 // one jacobi iteration, first half: the impulses of pair p from the last iterate
 GRN_HD void grn_pj_solve_pair(const grnData* d, const grnConsts* c, int p) {
+  size_t q = (size_t)p;
   int i = d->cp_grain[p], j = d->cp_partner[p];
-  grnVec3 n = grn_load3(d->cp_normal + 3 * (size_t)p);
-  float share = d->cp_share[p];
-  grnVec3 u = grn_sub(grn_iter_v(d->iter, i), grn_iter_v(d->iter, j));
-  grnVec3 lam = grn_pj_impulse(u, n, d->cp_target[p], grn_load3(d->cp_imp + 3 * (size_t)p),
-                               share, share, c->friction);
-  grn_store3(d->cp_imp + 3 * (size_t)p, lam);
+  grnVec3 n = grn_load3(d->cp_normal + 3 * q), u, w;
+  grn_pj_pair_velocity(d->iter, i, j, n, d->cp_arm[2 * q], d->cp_arm[2 * q + 1], &u, &w);
+  grnPjMass m;
+  m.n = d->cp_mass[4 * q];
+  m.t = d->cp_mass[4 * q + 1];
+  m.r = d->cp_mass[4 * q + 2];
+  m.spin = d->cp_mass[4 * q + 3];
+  float reff = d->cp_reff[p];
+  grnVec3 imp = grn_load3(d->cp_imp + 3 * q), mom = grn_load3(d->cp_mom + 3 * q);
+  grn_pj_impulse(u, w, n, d->cp_target[p], m, c->friction, c->rolling * reff,
+                 c->torsional * reff, &imp, &mom);
+  grn_store3(d->cp_imp + 3 * q, imp);
+  grn_store3(d->cp_mom + 3 * q, mom);
   float ub = grn_dot(grn_sub(grn_iter_b(d->iter, i), grn_iter_b(d->iter, j)), n);
-  d->cp_bias[p] = grn_pj_bias_impulse(ub, d->cp_bias_target[p], d->cp_bias[p], share);
+  d->cp_bias[p] = grn_pj_bias_impulse(ub, d->cp_bias_target[p], d->cp_bias[p], m.n);
 }
 
-// impulse and baumgarte contribution of grain i's slot whose pair reference is ref
-GRN_HD void grn_pj_slot_impulse(const grnData* d, int ref, grnVec3* lam, grnVec3* bias) {
-  if (ref == GRN_NO_PAIR) {
-    *lam = *bias = grn_v3(0, 0, 0);
-    return;
-  }
-  int p = ref >= 0 ? ref : -1 - ref;
+// a grain's sums over its contacts in one iteration: impulse, torque, baumgarte impulse
+typedef struct grnPjSums_ {
+  grnVec3 imp, torque, bias;
+} grnPjSums;
+
+// adds one contact's impulses on a grain into its sums: p, q the impulse and angular impulse,
+// b the baumgarte impulse, n the normal toward the grain, arm its distance to the contact point
+GRN_HD void grn_pj_add(grnPjSums* s, grnVec3 p, grnVec3 q, float b, grnVec3 n, float arm) {
+  s->imp = grn_add(s->imp, p);
+  s->torque = grn_add(s->torque, grn_add(grn_contact_torque(n, arm, p), q));
+  s->bias = grn_add(s->bias, grn_scale(n, b));
+}
+
+// grain i's impulses from the pair of its slot whose reference is ref (none when the pair was
+// dropped): the pair's, negated when the partner solves it
+GRN_HD void grn_pj_add_slot(const grnData* d, int ref, grnPjSums* s) {
+  if (ref == GRN_NO_PAIR) return;
+  size_t q = (size_t)(ref >= 0 ? ref : -1 - ref);
   float sign = ref >= 0 ? 1.0f : -1.0f;
-  *lam = grn_scale(grn_load3(d->cp_imp + 3 * (size_t)p), sign);
-  *bias = grn_scale(grn_scale(grn_load3(d->cp_normal + 3 * (size_t)p), sign), d->cp_bias[p]);
+  grnVec3 n = grn_scale(grn_load3(d->cp_normal + 3 * q), sign);
+  grn_pj_add(s, grn_scale(grn_load3(d->cp_imp + 3 * q), sign),
+             grn_scale(grn_load3(d->cp_mom + 3 * q), sign), d->cp_bias[q], n,
+             d->cp_arm[2 * q + (ref >= 0 ? 0 : 1)]);
 }
 
 // grain i's impulses from its grain contacts in this iteration, summed in slot order. split
@@ -170,77 +246,89 @@ GRN_HD void grn_pj_slot_impulse(const grnData* d, int ref, grnVec3* lam, grnVec3
 // (c->one_loop, the seeds' ONELOOP): the grain finds its contacts again (the same as the
 // narrowphase's, in the same order) and solves each from its own side here, frame included; the
 // results are bit for bit those of the split passes
-GRN_HD void grn_pj_grain_impulses(const grnData* d, const grnConsts* c, int i, grnVec3 vi,
-                                  grnVec3 bi, grnVec3* total, grnVec3* btotal) {
-  int cap = d->cap, nc = d->ncontact[i];
-  *total = *btotal = grn_v3(0, 0, 0);
+GRN_HD void grn_pj_grain_impulses(const grnData* d, const grnConsts* c, int i, grnPjSums* s) {
+  int cap = d->cap;
   if (!c->one_loop) {
-    for (int k = 0; k < d->npair[i]; k++) {
-      grnVec3 lam, bias;
-      grn_pj_slot_impulse(d, d->pair_ref[GRN_SLOT(k, i, cap)], &lam, &bias);
-      *total = grn_add(*total, lam);
-      *btotal = grn_add(*btotal, bias);
-    }
+    for (int k = 0; k < d->npair[i]; k++) grn_pj_add_slot(d, d->pair_ref[GRN_SLOT(k, i, cap)], s);
     return;
   }
   int partner[GRN_MAX_PAIRS];
   int found = grn_grain_contacts(d, c, i, partner, 1, GRN_MAX_PAIRS);
   int count = found < GRN_MAX_PAIRS ? found : GRN_MAX_PAIRS;
-  grnVec3 xi = grn_load3(d->pos + 3 * i);
   for (int k = 0; k < count; k++) {
     size_t slot = GRN_SLOT(k, i, cap);
     int j = partner[k];
-    grnVec3 r = grn_sub(xi, grn_load3(d->pos + 3 * j));
-    float dist = grn_norm(r), depth = 2 * c->radius - dist;
-    grnVec3 n = dist > 0 ? grn_scale(r, 1.0f / dist) : grn_v3(0, 0, 1);
-    float share = grn_pj_share(nc, d->ncontact[j]);
-    grnVec3 lam = grn_pj_contact(grn_sub(vi, grn_iter_v(d->iter, j)), n, depth,
-                                 grn_load3(d->pair_imp + 3 * slot), share, share, c->friction, c);
-    grn_store3(d->pair_imp + 3 * slot, lam);
-    float ub = grn_dot(grn_sub(bi, grn_iter_b(d->iter, j)), n);
-    float b = grn_pj_bias(ub, depth, d->pair_bias[slot], share, c);
+    grnPairFrame f = grn_pair_frame(d, i, j);
+    grnPjMass m = grn_pj_pair_mass(d, i, j, f);
+    grnVec3 u, w;
+    grn_pj_pair_velocity(d->iter, i, j, f.n, f.arm_i, f.arm_j, &u, &w);
+    float reff = grn_pj_reff(d, i, j);
+    grnVec3 imp = grn_load3(d->pair_imp + 3 * slot), mom = grn_load3(d->pair_mom + 3 * slot);
+    grn_pj_impulse(u, w, f.n, grn_pj_target(f.depth, c), m, c->friction, c->rolling * reff,
+                   c->torsional * reff, &imp, &mom);
+    grn_store3(d->pair_imp + 3 * slot, imp);
+    grn_store3(d->pair_mom + 3 * slot, mom);
+    float ub = grn_dot(grn_sub(grn_iter_b(d->iter, i), grn_iter_b(d->iter, j)), f.n);
+    float b = grn_pj_bias_impulse(ub, grn_pj_bias_target(f.depth, c), d->pair_bias[slot], m.n);
     d->pair_bias[slot] = b;
-    *total = grn_add(*total, lam);
-    *btotal = grn_add(*btotal, grn_scale(n, b));
+    grn_pj_add(s, imp, mom, b, f.n, f.arm_i);
+  }
+}
+
+// grain i's impulses from its shape contacts in this iteration. a coupled body moves with this
+// substep's impulses and takes its share of each change: its mass is split over its contacts as a
+// grain's is, with its compliance along the normal and along the slip
+GRN_HD void grn_pj_shape_impulses(const grnData* d, const grnConsts* c, int i, grnPjSums* s) {
+  int cap = d->cap;
+  float nc = (float)d->ncontact[i], r = grn_radius(d, i);
+  float im = nc * grn_inv_mass(d, i), ii = nc * grn_inv_inertia(d, i);
+  grnVec3 vi = grn_iter_v(d->iter, i), wi = grn_iter_w(d->iter, i), bi = grn_iter_b(d->iter, i);
+  for (int k = 0; k < d->nshape[i]; k++) {
+    size_t slot = GRN_SLOT(k, i, cap);
+    const grnShape* sh = d->shapes + d->sc_shape[slot];
+    grnVec3 n = grn_load3(d->sc_normal + 3 * slot);
+    grnVec3 point_v = grn_sub(vi, grn_scale(grn_cross(wi, n), r));
+    grnVec3 u = grn_sub(point_v, grn_load3(d->sc_vel + 3 * slot));
+    grnVec3 w = grn_sub(wi, grn_load3(sh->angvel));
+    grnPjMass m = grn_pj_mass(im, ii, r, 0, 0, 0);
+    if (d->body_mob && sh->body >= 0) {
+      grnVec3 arm = grn_body_arm(d, sh, i, n);
+      const float* dv = d->body_dv + 6 * sh->body;
+      u = grn_sub(u, grn_body_point_dv(d, sh->body, arm));
+      w = grn_sub(w, grn_v3(dv[3], dv[4], dv[5]));
+      float split = (float)d->body_nc[sh->body];
+      m.n = 1.0f / (1.0f / m.n + split * grn_body_compliance(d, sh->body, arm, n));
+      grnVec3 slip = grn_sub(u, grn_scale(n, grn_dot(u, n)));
+      float ns = grn_norm(slip);
+      if (ns > 0) {
+        grnVec3 dir = grn_scale(slip, 1 / ns);
+        m.t = 1.0f / (1.0f / m.t + split * grn_body_compliance(d, sh->body, arm, dir));
+      }
+    }
+    float depth = d->sc_depth[slot];
+    grnVec3 imp = grn_load3(d->sc_imp + 3 * slot), mom = grn_load3(d->sc_mom + 3 * slot);
+    grn_pj_impulse(u, w, n, grn_pj_target(depth, c), m, sh->friction, sh->roll_friction,
+                   sh->spin_friction, &imp, &mom);
+    grn_store3(d->sc_imp + 3 * slot, imp);
+    grn_store3(d->sc_mom + 3 * slot, mom);
+    float b = grn_pj_bias_impulse(grn_dot(bi, n), grn_pj_bias_target(depth, c), d->sc_bias[slot],
+                                  m.n);
+    d->sc_bias[slot] = b;
+    grn_pj_add(s, imp, mom, b, n, r);
   }
 }
 
 // one jacobi iteration for grain i (split passes: after every pair's grn_pj_solve_pair): its
 // impulses from its grain contacts, then from its shape contacts, summed into the next iterate
 GRN_HD void grn_pj_solve_grain(const grnData* d, const grnConsts* c, int i) {
-  int cap = d->cap, nc = d->ncontact[i];
-  grnVec3 vi = grn_iter_v(d->iter, i), bi = grn_iter_b(d->iter, i);
-  grnVec3 total, btotal;
-  grn_pj_grain_impulses(d, c, i, vi, bi, &total, &btotal);
-  for (int k = 0; k < d->nshape[i]; k++) {
-    size_t slot = GRN_SLOT(k, i, cap);
-    const grnShape* sh = d->shapes + d->sc_shape[slot];
-    grnVec3 n = grn_load3(d->sc_normal + 3 * slot);
-    float depth = d->sc_depth[slot], share = grn_pj_share(nc, 0), share_t = share;
-    grnVec3 u = grn_sub(vi, grn_load3(d->sc_vel + 3 * slot));
-    if (d->body_mob && sh->body >= 0) {
-      // a coupled body moves with this substep's impulses and takes its share of each change:
-      // its mass is split over its contacts as a grain's is, with its compliance along the
-      // normal and along the slip
-      grnVec3 r = grn_body_arm(d, c, sh, i, n);
-      u = grn_sub(u, grn_body_point_dv(d, sh->body, r));
-      float split = (float)d->body_nc[sh->body] * c->mass, own = (float)(nc > 1 ? nc : 1);
-      share = 1.0f / (own + split * grn_body_compliance(d, sh->body, r, n));
-      grnVec3 slip = grn_sub(u, grn_scale(n, grn_dot(u, n)));
-      float ns = grn_norm(slip);
-      share_t = ns > 0 ? 1.0f / (own + split * grn_body_compliance(d, sh->body, r,
-                                                                    grn_scale(slip, 1 / ns)))
-                       : share;
-    }
-    grnVec3 lam = grn_pj_contact(u, n, depth, grn_load3(d->sc_imp + 3 * slot), share, share_t,
-                                 sh->friction, c);
-    grn_store3(d->sc_imp + 3 * slot, lam);
-    total = grn_add(total, lam);
-    float b = grn_pj_bias(grn_dot(bi, n), depth, d->sc_bias[slot], share, c);
-    d->sc_bias[slot] = b;
-    btotal = grn_add(btotal, grn_scale(n, b));
-  }
-  grn_store_iter(d->iter_next, i, grn_add(grn_load3(d->vpred + 3 * i), total), btotal);
+  grnPjSums s;
+  s.imp = s.torque = s.bias = grn_v3(0, 0, 0);
+  grn_pj_grain_impulses(d, c, i, &s);
+  grn_pj_shape_impulses(d, c, i, &s);
+  float im = grn_inv_mass(d, i);
+  grnVec3 v = grn_add(grn_load3(d->vpred + 3 * i), grn_scale(s.imp, im));
+  grnVec3 w = grn_add(grn_load3(d->angvel + 3 * i), grn_scale(s.torque, grn_inv_inertia(d, i)));
+  grn_store_iter(d->iter_next, i, v, grn_scale(s.bias, im), w);
 }
 
 // grain i's final pair impulses back into its slots (the warm start of the next substep; one
@@ -250,9 +338,16 @@ GRN_HD void grn_pj_store_grain(const grnData* d, const grnConsts* c, int i) {
   if (c->one_loop) return;
   for (int k = 0; k < d->npair[i]; k++) {
     size_t slot = GRN_SLOT(k, i, cap);
-    grnVec3 lam, bias;
-    grn_pj_slot_impulse(d, d->pair_ref[slot], &lam, &bias);
-    grn_store3(d->pair_imp + 3 * slot, lam);
+    int ref = d->pair_ref[slot];
+    grnVec3 imp = grn_v3(0, 0, 0), mom = grn_v3(0, 0, 0);
+    if (ref != GRN_NO_PAIR) {
+      size_t q = (size_t)(ref >= 0 ? ref : -1 - ref);
+      float sign = ref >= 0 ? 1.0f : -1.0f;
+      imp = grn_scale(grn_load3(d->cp_imp + 3 * q), sign);
+      mom = grn_scale(grn_load3(d->cp_mom + 3 * q), sign);
+    }
+    grn_store3(d->pair_imp + 3 * slot, imp);
+    grn_store3(d->pair_mom + 3 * slot, mom);
   }
 }
 

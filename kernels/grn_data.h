@@ -11,8 +11,8 @@
 #define GRN_MAX_NEIGHBORS 32      // neighbour-list entries per grain
 
 // floats per grain in a jacobi iterate: velocity (3), unused, baumgarte pseudo-velocity (3),
-// unused; a partner's iterate is one aligned 32-byte load
-#define GRN_ITER 8
+// unused, angular velocity (3), unused; 16-byte aligned parts
+#define GRN_ITER 12
 
 // pair reference of a slot whose contact found no room among the pairs (it gets no impulse)
 #define GRN_NO_PAIR (-2147483647 - 1)
@@ -20,89 +20,155 @@
 // contact slots are slot-major: slot k of grain i lives at k * cap + i (coalesced on gpus)
 #define GRN_SLOT(k, i, cap) ((size_t)(k) * (size_t)(cap) + (size_t)(i))
 
+// what the length of a solver array counts
+typedef enum grnArrayUnit_ {
+  grnUNIT_GRAIN = 0,          // cap
+  grnUNIT_GRAIN1,             // cap + 1 (a prefix sum with its total)
+  grnUNIT_PAIR_SLOT,          // GRN_MAX_PAIRS x cap
+  grnUNIT_SHAPE_SLOT,         // GRN_MAX_SHAPE_CONTACTS x cap
+  grnUNIT_NEIGHBOR,           // GRN_MAX_NEIGHBORS x cap
+  grnUNIT_LOOP_SLOT,          // GRN_MAX_PAIRS x cap with one loop, else none
+  grnUNIT_HASH,               // hash_size
+  grnUNIT_PAIR,               // cp_cap (grown as the contact pairs need)
+  grnUNIT_BODY,               // max_bodies (at least 1)
+} grnArrayUnit;
+
+// every solver array, declared once: X(type, name, numbers per unit, unit, comment). the three
+// tables drive the struct below, allocation, freeing, growth and copies on every backend, and the
+// contact-state layout (grn_contact_layout)
+
+// the contact state: each grain's contacts at the end of the substep and their impulses, which
+// the next substep warm starts from. each array has a twin name_prev, the previous substep's;
+// saved in plugin_state and bed files in this order
+#define GRN_CONTACT_ARRAYS(X)                                                                  \
+  X(int, npair, 1, grnUNIT_GRAIN, "grain-grain contacts of each grain")                        \
+  X(int, nshape, 1, grnUNIT_GRAIN, "grain-shape contacts of each grain")                       \
+  X(int, pair, 1, grnUNIT_PAIR_SLOT, "partner grain of each contact slot")                     \
+  X(int, sc_shape, 1, grnUNIT_SHAPE_SLOT, "shape index of each shape contact")                 \
+  X(float, pair_imp, 3, grnUNIT_PAIR_SLOT, "accumulated impulse on the grain [N s]")           \
+  X(float, sc_imp, 3, grnUNIT_SHAPE_SLOT, "accumulated impulse on the grain [N s]")            \
+  X(float, pair_mom, 3, grnUNIT_PAIR_SLOT, "rolling and torsional angular impulse [N m s]")    \
+  X(float, sc_mom, 3, grnUNIT_SHAPE_SLOT, "rolling and torsional angular impulse [N m s]")
+
+// the grains and the per-substep work arrays
+#define GRN_GRAIN_ARRAYS(X)                                                                    \
+  X(float, pos, 3, grnUNIT_GRAIN, "positions [m]")                                             \
+  X(float, vel, 3, grnUNIT_GRAIN, "velocities [m/s]")                                          \
+  X(float, angvel, 3, grnUNIT_GRAIN, "angular velocities [rad/s]")                             \
+  X(float, rad, 1, grnUNIT_GRAIN, "radius [m]")                                                \
+  X(float, inv_mass, 1, grnUNIT_GRAIN, "1 / mass [1/kg]")                                      \
+  X(float, inv_inertia, 1, grnUNIT_GRAIN, "1 / moment of inertia [1/(kg m^2)]")                \
+  X(float, vpred, 3, grnUNIT_GRAIN, "velocity after external forces this substep")             \
+  X(float, iter, GRN_ITER, grnUNIT_GRAIN, "jacobi iterate, last: grn_iter_v, _b, _w")          \
+  X(float, iter_next, GRN_ITER, grnUNIT_GRAIN, "jacobi iterate, next")                         \
+  X(int, cell, 3, grnUNIT_GRAIN, "integer cell of each grain")                                 \
+  X(int, head, 1, grnUNIT_HASH, "first grain in each hash bucket, -1: empty")                  \
+  X(int, next, 1, grnUNIT_GRAIN, "next grain in the same bucket, -1: end")                     \
+  X(int, nbr, 1, grnUNIT_NEIGHBOR, "grains within the reach at the lists' build")              \
+  X(int, nnbr, 1, grnUNIT_GRAIN, "entries in nbr; -1: more than fit (the hash is searched)")   \
+  X(float, nbr_pos, 3, grnUNIT_GRAIN, "position at the lists' build")                          \
+  X(int, ncontact, 1, grnUNIT_GRAIN, "grain + shape contacts of each grain")                   \
+  X(float, pair_bias, 1, grnUNIT_LOOP_SLOT, "one loop: accumulated baumgarte impulse")         \
+  X(int, pair_ref, 1, grnUNIT_PAIR_SLOT, "pair p of the slot (solved here) or -1 - p")         \
+  X(unsigned, pair_solved, 1, grnUNIT_GRAIN, "bit k: the grain solves slot k's contact")       \
+  X(int, pair_count, 1, grnUNIT_GRAIN1, "contact pairs the grain solves")                      \
+  X(int, pair_first, 1, grnUNIT_GRAIN1, "its first pair; [n]: all pairs")                      \
+  X(float, sc_normal, 3, grnUNIT_SHAPE_SLOT, "unit normal, from shape toward grain")           \
+  X(float, sc_depth, 1, grnUNIT_SHAPE_SLOT, "penetration (> 0) or gap (< 0) [m]")              \
+  X(float, sc_vel, 3, grnUNIT_SHAPE_SLOT, "shape velocity at the contact point")               \
+  X(float, sc_bias, 1, grnUNIT_SHAPE_SLOT, "accumulated baumgarte impulse [N s]")              \
+  X(float, body_dv, 6, grnUNIT_BODY, "body velocity change from this substep's impulses")      \
+  X(int, body_nc, 1, grnUNIT_BODY, "grain contacts of each body this substep")
+
+// grain-grain contacts as pairs, each solved once per iteration for both its grains
+#define GRN_PAIR_ARRAYS(X)                                                                     \
+  X(int, cp_grain, 1, grnUNIT_PAIR, "grain that solves the pair")                              \
+  X(int, cp_partner, 1, grnUNIT_PAIR, "its partner")                                           \
+  X(float, cp_normal, 3, grnUNIT_PAIR, "unit normal, from partner toward grain")               \
+  X(float, cp_arm, 2, grnUNIT_PAIR, "grain's and partner's distance to the contact point")     \
+  X(float, cp_target, 1, grnUNIT_PAIR, "normal relative velocity aimed at")                    \
+  X(float, cp_bias_target, 1, grnUNIT_PAIR, "normal pseudo-velocity the baumgarte aims at")    \
+  X(float, cp_mass, 4, grnUNIT_PAIR, "grnPjMass: split effective masses, spin coupling")       \
+  X(float, cp_reff, 1, grnUNIT_PAIR, "effective rolling radius r_i r_j / (r_i + r_j) [m]")     \
+  X(float, cp_imp, 3, grnUNIT_PAIR, "accumulated impulse on the grain [N s]")                  \
+  X(float, cp_mom, 3, grnUNIT_PAIR, "accumulated angular impulse on the grain [N m s]")        \
+  X(float, cp_bias, 1, grnUNIT_PAIR, "accumulated baumgarte impulse [N s]")
+
+#define GRN_DECLARE_ARRAY(type, name, width, unit, what) type* name;
+#define GRN_DECLARE_TWIN(type, name, width, unit, what) type* name; type* name##_prev;
+
 typedef struct grnData_ {
   int n;                      // grains in use
   int cap;                    // grain capacity
   unsigned hash_size;         // buckets in the spatial hash
-  float* pos;                 // positions                                    (cap x 3)
-  float* vel;                 // velocities                                   (cap x 3)
-  float* vpred;               // velocity after external forces this substep  (cap x 3)
-  float* iter;                // jacobi iterate, last: grn_iter_v, grn_iter_b (cap x GRN_ITER)
-  float* iter_next;           // jacobi iterate, next                         (cap x GRN_ITER)
-  int* cell;                  // integer cell of each grain                   (cap x 3)
-  int* head;                  // first grain in each hash bucket, -1: empty   (hash_size)
-  int* next;                  // next grain in the same bucket, -1: end       (cap)
-  int* nbr;                   // grains within the reach at the build, by index (MAX_NBR x cap)
-  int* nnbr;                  // entries in nbr; -1: more than fit (the grain (cap)
-                              // searches the hash, rebuilt every substep until the lists fit)
-  float* nbr_pos;             // position at the lists' build                 (cap x 3)
-  int* ncontact;              // grain + shape contacts of each grain         (cap)
-  int* npair;                 // grain-grain contacts of each grain           (cap)
-  int* pair;                  // partner grain of each contact slot           (MAX_PAIRS x cap)
-  float* pair_imp;            // accumulated velocity impulse on the grain    (MAX_PAIRS x cap x 3)
-  float* pair_bias;           // accumulated position-correction impulse, one (MAX_PAIRS x cap)
-                              // loop only (else NULL)
-  int* pair_ref;              // the contact pair of each slot: p (the grain   (MAX_PAIRS x cap)
-                              // solves pair p) or -1 - p (it takes pair p's impulses negated)
-  unsigned* pair_solved;      // bit k: the grain solves the contact of slot k (cap)
-  int* pair_count;            // contact pairs the grain solves               (cap)
-  int* pair_first;            // its first pair: pair_count summed over lower (cap + 1)
-                              // grains; [n]: all pairs
-  int* nshape;                // grain-shape contacts of each grain           (cap)
-  int* sc_shape;              // shape index of each shape contact            (MAX_SC x cap)
-  float* sc_normal;           // unit normal, from shape toward grain         (MAX_SC x cap x 3)
-  float* sc_depth;            // penetration (> 0) or gap (< 0)               (MAX_SC x cap)
-  float* sc_vel;              // shape velocity at the contact point          (MAX_SC x cap x 3)
-  float* sc_imp;              // accumulated velocity impulse on the grain    (MAX_SC x cap x 3)
-  float* sc_bias;             // accumulated position-correction impulse      (MAX_SC x cap)
-  // the previous substep's contacts and final impulses, the warm start of this one
-  int* npair_prev;            // as npair                                     (cap)
-  int* pair_prev;             // as pair                                      (MAX_PAIRS x cap)
-  float* pair_imp_prev;       // as pair_imp                                  (MAX_PAIRS x cap x 3)
-  int* nshape_prev;           // as nshape                                    (cap)
-  int* sc_shape_prev;         // as sc_shape                                  (MAX_SC x cap)
-  float* sc_imp_prev;         // as sc_imp                                    (MAX_SC x cap x 3)
-  // grain-grain contacts as pairs, each solved once per iteration for both its grains
   int ncp;                    // contact pairs this substep (host side of cpu backends)
   int cp_cap;                 // capacity of the pair arrays
-  int* cp_grain;              // grain that solves the pair                   (cp_cap)
-  int* cp_partner;            // its partner                                  (cp_cap)
-  float* cp_normal;           // unit normal, from partner toward grain       (cp_cap x 3)
-  float* cp_target;           // normal relative velocity aimed at            (cp_cap)
-  float* cp_bias_target;      // normal pseudo-velocity the baumgarte aims at (cp_cap)
-  float* cp_share;            // share of a velocity change each grain takes  (cp_cap)
-  float* cp_imp;              // accumulated velocity impulse on the grain    (cp_cap x 3)
-  float* cp_bias;             // accumulated position-correction impulse      (cp_cap)
+  GRN_CONTACT_ARRAYS(GRN_DECLARE_TWIN)
+  GRN_GRAIN_ARRAYS(GRN_DECLARE_ARRAY)
+  GRN_PAIR_ARRAYS(GRN_DECLARE_ARRAY)
   int* overflow;              // contacts dropped for lack of slots           (1)
   int* nbr_overflow;          // a neighbour list did not fit                 (1)
   int* nonfinite;             // set when a grain became nan or infinite      (1)
   const grnShape* shapes;     // shapes at this substep's pose                (nshapes)
   int nshapes;                // number of shapes
   const grnGridView* grids;   // sdf grids                                    (ngrids)
-  // implicit body coupling (body_mob NULL: every body is kinematic within the substep)
   const float* body_mob;      // mobility: impulse wrench -> velocity change  (max_bodies x 36)
-  float* body_dv;             // velocity change from this substep's impulses (max_bodies x 6)
-  int* body_nc;               // grain contacts of each body this substep     (max_bodies)
+                              // NULL: every body is kinematic within the substep
 } grnData;
 
-// the current contacts become the previous ones (the warm start of the next narrowphase)
-static inline void grn_swap_contacts(grnData* d) {
-  int* t = d->npair; d->npair = d->npair_prev; d->npair_prev = t;
-  t = d->pair; d->pair = d->pair_prev; d->pair_prev = t;
-  t = d->nshape; d->nshape = d->nshape_prev; d->nshape_prev = t;
-  t = d->sc_shape; d->sc_shape = d->sc_shape_prev; d->sc_shape_prev = t;
-  float* f = d->pair_imp; d->pair_imp = d->pair_imp_prev; d->pair_imp_prev = f;
-  f = d->sc_imp; d->sc_imp = d->sc_imp_prev; d->sc_imp_prev = f;
+// index of each contact-state array in grn_contact_arrays
+#define GRN_CONTACT_INDEX(type, name, width, unit, what) grnCONTACT_##name,
+enum { GRN_CONTACT_ARRAYS(GRN_CONTACT_INDEX) grnNCONTACT_ARRAYS };
+#undef GRN_CONTACT_INDEX
+
+// one solver array as the tables declare it
+typedef struct grnArrayDesc_ {
+  const char* name;           // field name
+  size_t offset;              // offsetof(grnData, name)
+  size_t size;                // bytes of one number
+  int width;                  // numbers per unit
+  int unit;                   // grnArrayUnit
+  int is_float;               // 1: float, 0: int or unsigned
+} grnArrayDesc;
+
+// the field of d an array descriptor names
+static inline void** grn_array_field(grnData* d, const grnArrayDesc* a) {
+  return (void**)((char*)d + a->offset);
 }
+
+// units of an array in solver arrays d (their cap, hash_size and cp_cap) with nbody bodies
+static inline size_t grn_unit_count(int unit, const grnData* d, int nbody, int one_loop) {
+  size_t cap = (size_t)d->cap;
+  switch (unit) {
+    case grnUNIT_GRAIN: return cap;
+    case grnUNIT_GRAIN1: return cap + 1;
+    case grnUNIT_PAIR_SLOT: return GRN_MAX_PAIRS * cap;
+    case grnUNIT_SHAPE_SLOT: return GRN_MAX_SHAPE_CONTACTS * cap;
+    case grnUNIT_NEIGHBOR: return GRN_MAX_NEIGHBORS * cap;
+    case grnUNIT_LOOP_SLOT: return one_loop ? GRN_MAX_PAIRS * cap : 0;
+    case grnUNIT_HASH: return d->hash_size;
+    case grnUNIT_PAIR: return (size_t)d->cp_cap;
+    case grnUNIT_BODY: return nbody > 0 ? (size_t)nbody : 1;
+  }
+  return 0;
+}
+
+// the current contacts become the previous ones (the warm start of the next narrowphase)
+#define GRN_SWAP_TWIN(type, name, width, unit, what) \
+  { type* t = d->name; d->name = d->name##_prev; d->name##_prev = t; }
+static inline void grn_swap_contacts(grnData* d) {
+  GRN_CONTACT_ARRAYS(GRN_SWAP_TWIN)
+}
+#undef GRN_SWAP_TWIN
 
 // the next jacobi iterate becomes the last one
 static inline void grn_swap_iterates(grnData* d) {
   float* t = d->iter; d->iter = d->iter_next; d->iter_next = t;
 }
 
-// velocity and baumgarte pseudo-velocity of grain i in an iterate, and both stored. the reads
-// index the array with an int (GRN_ITER x the capacity, 2^26, fits): gcc vectorises the pair pass
-// only with reads in this form
+// velocity, baumgarte pseudo-velocity and angular velocity of grain i in an iterate, and all
+// three stored. the reads index the array with an int (GRN_ITER x the capacity, 2^26, fits): gcc
+// vectorises the pair pass only with reads in this form
 GRN_HD grnVec3 grn_iter_v(const float* it, int i) {
   int k = GRN_ITER * i;
   return grn_v3(it[k], it[k + 1], it[k + 2]);
@@ -111,26 +177,43 @@ GRN_HD grnVec3 grn_iter_b(const float* it, int i) {
   int k = GRN_ITER * i + 4;
   return grn_v3(it[k], it[k + 1], it[k + 2]);
 }
-GRN_HD void grn_store_iter(float* it, int i, grnVec3 v, grnVec3 b) {
+GRN_HD grnVec3 grn_iter_w(const float* it, int i) {
+  int k = GRN_ITER * i + 8;
+  return grn_v3(it[k], it[k + 1], it[k + 2]);
+}
+GRN_HD void grn_store_iter(float* it, int i, grnVec3 v, grnVec3 b, grnVec3 w) {
   grn_store3(it + GRN_ITER * (size_t)i, v);
   grn_store3(it + GRN_ITER * (size_t)i + 4, b);
+  grn_store3(it + GRN_ITER * (size_t)i + 8, w);
 }
+
+// mass [kg] and moment of inertia [kg m^2] of a solid sphere
+GRN_HD float grn_sphere_mass(float density, float r) {
+  return density * (4.0f / 3.0f * 3.14159265358979f) * r * r * r;
+}
+GRN_HD float grn_sphere_inertia(float mass, float r) { return 0.4f * mass * r * r; }
+
+// per-grain attributes: contact laws read these, never a global radius
+GRN_HD float grn_radius(const grnData* d, int i) { return d->rad[i]; }
+GRN_HD float grn_inv_mass(const grnData* d, int i) { return d->inv_mass[i]; }
+GRN_HD float grn_inv_inertia(const grnData* d, int i) { return d->inv_inertia[i]; }
 
 // per-substep constants derived from the params
 typedef struct grnConsts_ {
   float dt;                   // substep [s]
-  float radius;               // grain radius [m]
-  float cutoff;               // grain-grain contact distance: 2 r + margin [m]
+  float radius;               // largest grain radius [m] (the hash cells)
+  float margin;               // speculative contact distance, as a fraction of the radius
+  float cutoff;               // largest grain-grain contact distance: 2 r + margin [m]
   float reach;                // neighbour-list distance: cutoff + skin [m]
-  float shape_margin;         // grain-shape speculative distance [m]
   float inv_cell;             // 1 / cell of a hash searched to the cutoff (grn_find_pairs)
   float inv_list_cell;        // 1 / cell of a hash searched to the reach (neighbour lists)
   float moved2;               // squared displacement since the lists' build that they allow [m^2]
   int one_loop;               // jacobi iterations find and solve contacts in one loop per grain
   float friction;             // grain-grain coulomb coefficient
+  float rolling;              // grain-grain rolling resistance coefficient
+  float torsional;            // grain-grain torsional resistance coefficient
   float baumgarte;            // fraction of penetration removed per substep
   float gravity[3];           // [m/s^2]
-  float mass;                 // grain mass [kg]
   float cyclic_lo;            // bottom of the vertical cyclic boundary [m]
   float cyclic_period;        // its height [m]; 0: off
   int ordered;                // 1: each grain's contacts sorted by partner (deterministic)

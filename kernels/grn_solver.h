@@ -41,10 +41,14 @@ struct grnSolver_ {
 struct grnBackendOps_ {
   grnStatus (*create)(grnSolver* s);
   void (*destroy)(grnSolver* s);
+  // positions (and velocities, or zero) of grains [0, n); the angular velocities zeroed and the
+  // contact counts of all grains cleared
   grnStatus (*set_grains)(grnSolver* s, int n, const float* pos, const float* vel);
-  grnStatus (*get_grains)(const grnSolver* s, float* pos, float* vel);
-  grnStatus (*get_contacts)(const grnSolver* s, void* buf);        // layout: grnContactLayout
-  grnStatus (*set_contacts)(grnSolver* s, const void* buf);
+  // bytes of host memory into / out of array a of the solver, from its byte first on
+  grnStatus (*write)(grnSolver* s, const grnArrayDesc* a, size_t first, const void* host,
+                     size_t bytes);
+  grnStatus (*read)(const grnSolver* s, const grnArrayDesc* a, size_t first, void* host,
+                    size_t bytes);
   grnStatus (*add_grid)(grnSolver* s, int id);            // copy s->grids[id] to the backend
   // one substep with s->shapes_now; adds force and torque sums into s->wrench_sum
   grnStatus (*substep)(grnSolver* s);
@@ -52,19 +56,15 @@ struct grnBackendOps_ {
   size_t (*memory_bytes)(const grnSolver* s);
 };
 
-// byte offsets of the arrays in a contact-state buffer (grn_get_contacts) for a capacity
-typedef struct grnContactLayout_ {
-  size_t npair;               // int    (cap)
-  size_t nshape;              // int    (cap)
-  size_t pair;                // int    (MAX_PAIRS x cap)
-  size_t sc_shape;            // int    (MAX_SC x cap)
-  size_t pair_imp;            // float  (MAX_PAIRS x cap x 3)
-  size_t sc_imp;              // float  (MAX_SC x cap x 3)
-  size_t bytes;               // total size
-} grnContactLayout;
+// the arrays of the tables in grn_data.h: the contact state (current twins, in saved order),
+// and every array a backend allocates
+extern const grnArrayDesc grn_contact_arrays[grnNCONTACT_ARRAYS];
+extern const grnArrayDesc grn_solver_arrays[];
+extern const int grn_nsolver_arrays;
 
-// contact-state layout for capacity cap
-grnContactLayout grn_contact_layout(int cap);
+// bytes of contact-state array a for capacity cap, and its offset in a contact-state buffer
+size_t grn_contact_array_bytes(int a, int cap);
+size_t grn_contact_offset(int a, int cap);
 
 // backends compiled into this build (cuda ops are NULL without nvcc); usable() says why not
 extern const grnBackendOps grn_cpu_ops;

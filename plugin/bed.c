@@ -15,9 +15,10 @@ int mjg_bed_alloc(mjgBed* bed, int cap, int contacts) {
   bed->cap = cap;
   bed->pos = (mjtNum*)calloc(3 * c, sizeof(mjtNum));
   bed->vel = (mjtNum*)calloc(3 * c, sizeof(mjtNum));
+  bed->angvel = (mjtNum*)calloc(3 * c, sizeof(mjtNum));
   size_t nc = (size_t)mjg_state_contact_size(cap);
   if (contacts) bed->contacts = (mjtNum*)calloc(nc ? nc : 1, sizeof(mjtNum));
-  if (!bed->pos || !bed->vel || (contacts && !bed->contacts)) {
+  if (!bed->pos || !bed->vel || !bed->angvel || (contacts && !bed->contacts)) {
     mjg_bed_free(bed);
     return -1;
   }
@@ -28,6 +29,7 @@ void mjg_bed_free(mjgBed* bed) {
   if (!bed) return;
   free(bed->pos);
   free(bed->vel);
+  free(bed->angvel);
   free(bed->contacts);
   memset(bed, 0, sizeof(*bed));
 }
@@ -40,6 +42,7 @@ void mjg_bed_write(const mjgBed* bed, int nbody, mjtNum* state) {
   state[MJG_STATE_LAYOUT] = MJG_STATE_VERSION;
   memcpy(mjg_state_pos(state, cap), bed->pos, 3 * (size_t)bed->n * sizeof(mjtNum));
   memcpy(mjg_state_vel(state, cap), bed->vel, 3 * (size_t)bed->n * sizeof(mjtNum));
+  memcpy(mjg_state_angvel(state, cap), bed->angvel, 3 * (size_t)bed->n * sizeof(mjtNum));
   if (bed->contacts) {
     memcpy(mjg_state_contacts(state, cap, nbody), bed->contacts,
            mjg_state_contact_size(cap) * sizeof(mjtNum));

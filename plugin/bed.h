@@ -13,6 +13,7 @@ typedef struct mjgBed_ {
   int cap;                  // capacity the arrays are sized for
   mjtNum* pos;              // positions, world frame [m]                           (cap x 3)
   mjtNum* vel;              // velocities, world frame [m/s]                        (cap x 3)
+  mjtNum* angvel;           // angular velocities, world frame [rad/s]              (cap x 3)
   mjtNum* contacts;         // contact state as in plugin_state; NULL: none    (state.h, cap)
 } mjgBed;
 

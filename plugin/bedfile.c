@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "granular.h"
+#include "grn_solver.h"  // grn_contact_offset: the contact arrays a version 1 file holds
 
 static const char kMagic[8] = {'M', 'J', 'G', 'B', 'E', 'D', 0, 0};
 
@@ -35,10 +36,17 @@ static double lef64(const unsigned char* b) {
 
 //---------------------------------- header --------------------------------------------------------
 
+// bytes of contact state of a file of this version with n grains: version 1 ends after sc_imp
+static size_t contact_bytes(int version, int n) {
+  if (n <= 0) return 0;
+  return version == 1 ? grn_contact_offset(grnCONTACT_pair_mom, n) : grn_contact_state_bytes(n);
+}
+
 // expected size in bytes of a file with this header
 static long long file_bytes(const mjgBedFileInfo* info) {
-  long long n = info->n;
-  return MJG_BEDFILE_HEADER + 24 * n + (info->has_contacts ? MJG_BEDFILE_CONTACT * n : 0);
+  long long n = info->n, vectors = info->version == 1 ? 2 : 3;
+  return MJG_BEDFILE_HEADER + 12 * vectors * n +
+         (info->has_contacts ? (long long)contact_bytes(info->version, info->n) : 0);
 }
 
 // open path, read and check its header; the stream is left after the header. NULL with why
@@ -56,8 +64,8 @@ static FILE* open_bed(const char* path, mjgBedFileInfo* info, char* why, int siz
   } else if (got < sizeof(h)) {
     snprintf(why, size, "truncated: %zu bytes, shorter than the %d-byte header", got,
              MJG_BEDFILE_HEADER);
-  } else if (le32(h + 8) != MJG_BEDFILE_VERSION) {
-    snprintf(why, size, "format version %u, this plugin reads version %d", le32(h + 8),
+  } else if (le32(h + 8) != 1 && le32(h + 8) != MJG_BEDFILE_VERSION) {
+    snprintf(why, size, "format version %u, this plugin reads versions 1 to %d", le32(h + 8),
              MJG_BEDFILE_VERSION);
   } else if (le32(h + 12) & ~1u) {
     snprintf(why, size, "unknown flags 0x%x", le32(h + 12));
@@ -66,6 +74,7 @@ static FILE* open_bed(const char* path, mjgBedFileInfo* info, char* why, int siz
   } else if (!(lef64(h + 24) > 0) || !isfinite(lef64(h + 24))) {
     snprintf(why, size, "grain radius %g is not a positive number", lef64(h + 24));
   } else {
+    info->version = (int)le32(h + 8);
     info->has_contacts = (int)(le32(h + 12) & 1u);
     info->n = (int32_t)le32(h + 16);
     info->radius = lef64(h + 24);
@@ -116,10 +125,12 @@ static int read_vectors(FILE* f, int n, const char* what, mjtNum* out, char* why
   return 0;
 }
 
-// read the contact state of n grains (layout for capacity n) into out, laid out for capacity cap
-static int read_contacts(FILE* f, int n, int cap, mjtNum* out, char* why, int size) {
-  size_t bytes = (size_t)MJG_BEDFILE_CONTACT * n;
-  unsigned char* raw = (unsigned char*)malloc(bytes ? bytes : 1);
+// read the contact state of n grains (layout for capacity n, of a file of this version) into out,
+// laid out for capacity cap; the arrays a version 1 file lacks stay zero
+static int read_contacts(FILE* f, int version, int n, int cap, mjtNum* out, char* why,
+                         int size) {
+  size_t bytes = contact_bytes(version, n);
+  unsigned char* raw = (unsigned char*)calloc(grn_contact_state_bytes(n) + 1, 1);
   if (!raw) {
     snprintf(why, size, "out of memory for the contact state of %d grains", n);
     return -1;
@@ -164,7 +175,10 @@ int mjg_bedfile_read(const char* path, int cap, double radius, mjgBed* bed, char
   if (!fail) {
     fail = read_vectors(f, info.n, "position", bed->pos, why, size) ||
            read_vectors(f, info.n, "velocity", bed->vel, why, size) ||
-           (info.has_contacts && read_contacts(f, info.n, cap, bed->contacts, why, size));
+           (info.version > 1 &&
+            read_vectors(f, info.n, "angular velocity", bed->angvel, why, size)) ||
+           (info.has_contacts &&
+            read_contacts(f, info.version, info.n, cap, bed->contacts, why, size));
   }
   fclose(f);
   if (fail) {

@@ -4,29 +4,32 @@
 //   offset       size     content
 //   0            8        magic "MJGBED" followed by two zero bytes
 //   8            4        uint32 format version (MJG_BEDFILE_VERSION)
-//   12           4        uint32 flags: bit 0 set when a contact state follows the velocities
+//   12           4        uint32 flags: bit 0 set when a contact state follows the grains
 //   16           4        int32 grain count n >= 0
 //   20           4        uint32 reserved, 0
 //   24           8        float64 grain radius [m]
 //   32           12 n     float32 positions (n x 3), world frame [m]
 //   32 + 12 n    12 n     float32 velocities (n x 3), world frame [m/s]
-//   32 + 24 n    328 n    contact state (flag bit 0): the solver's contact layout for capacity n,
+//   32 + 24 n    12 n     float32 angular velocities (n x 3), world frame [rad/s]
+//   32 + 36 n    568 n    contact state (flag bit 0): the solver's contact layout for capacity n,
 //                         slot k of grain i at k n + i: int32 npair (n), nshape (n),
 //                         pair (16 x n), sc_shape (4 x n); float32 pair_imp (16 x n x 3),
-//                         sc_imp (4 x n x 3)
+//                         sc_imp (4 x n x 3), pair_mom (16 x n x 3), sc_mom (4 x n x 3)
 //
-// The file ends there; a longer or shorter file is refused.
+// The file ends there; a longer or shorter file is refused. Version 1 files (grains that did not
+// rotate) still load, at zero spin: no angular velocities, and a contact state of 328 n bytes
+// that ends after sc_imp (no angular impulses).
 #ifndef MJGRANULAR_PLUGIN_BEDFILE_H_
 #define MJGRANULAR_PLUGIN_BEDFILE_H_
 
 #include "bed.h"
 
-#define MJG_BEDFILE_VERSION 1
+#define MJG_BEDFILE_VERSION 2
 #define MJG_BEDFILE_HEADER 32     // bytes before the positions
-#define MJG_BEDFILE_CONTACT 328   // bytes of contact state per grain
 
 // what a bed file's header says
 typedef struct mjgBedFileInfo_ {
+  int version;              // format version (1 or MJG_BEDFILE_VERSION)
   int n;                    // grains
   double radius;            // grain radius [m]
   int has_contacts;         // 1: a contact state follows the velocities

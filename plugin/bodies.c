@@ -102,7 +102,7 @@ int mjg_bodies_init(const mjModel* m, const mjgConfig* cfg, const int* coupled,
     for (int g = first; g < first + num; g++) {
       if (!mjg_geom_collides(m, g)) continue;
       grnShape* s = out->shape + out->ngeom;
-      if (!mjg_geom_shape(m, g, grids, cfg->friction, s)) {
+      if (!mjg_geom_shape(m, g, grids, s)) {
         out->nskipped++;
         continue;
       }

@@ -40,6 +40,8 @@ typedef struct mjgAttr_ {
 } mjgAttr;
 
 #define OFF(f) offsetof(mjgConfig, f)
+#define MJG_QUOTE_(x) #x
+#define MJG_QUOTE(x) MJG_QUOTE_(x)  // a number macro as its text
 
 // the table: every key the plugin accepts, its default, unit and range
 static const mjgAttr kAttr[] = {
@@ -48,6 +50,10 @@ static const mjgAttr kAttr[] = {
   {"radius",     mjgREAL,    "0.005", "m",     0,    1e3,       1, OFF(radius),     -1},
   {"density",    mjgREAL,    "2500", "kg/m^3", 0,    1e6,       1, OFF(density),    -1},
   {"friction",   mjgREAL,    "0.5",  "",       0,    1e3,       0, OFF(friction),   -1},
+  {"rolling_friction", mjgREAL, MJG_QUOTE(GRN_DEFAULT_ROLLING), "", 0, 1e3, 0,
+                                                                 OFF(rolling_friction), -1},
+  {"torsional_friction", mjgREAL, MJG_QUOTE(GRN_DEFAULT_TORSIONAL), "", 0, 1e3, 0,
+                                                                 OFF(torsional_friction), -1},
   {"timestep",   mjgREAL,    "5e-4", "s",      0,    1,         1, OFF(timestep),   -1},
   {"iterations", mjgINT,     "10",   "",       1,    10000,     0, OFF(iterations), -1},
   {"baumgarte",  mjgREAL,    "0.2",  "",       0,    1,         0, OFF(baumgarte),  -1},
@@ -354,6 +360,8 @@ void mjg_config_params(const mjgConfig* cfg, double dt, const mjtNum gravity[3],
   p->radius = (float)cfg->radius;
   p->density = (float)cfg->density;
   p->friction = (float)cfg->friction;
+  p->rolling_friction = (float)cfg->rolling_friction;
+  p->torsional_friction = (float)cfg->torsional_friction;
   p->dt = (float)dt;
   p->iterations = cfg->iterations;
   p->baumgarte = (float)cfg->baumgarte;

@@ -25,6 +25,8 @@ typedef struct mjgConfig_ {
   double radius;            // grain radius                                            [m]
   double density;           // grain density                                           [kg/m^3]
   double friction;          // coulomb coefficient between grains
+  double rolling_friction;  // rolling resistance between grains (times r_eff and the normal force)
+  double torsional_friction;  // torsional resistance between grains (likewise)
   double timestep;          // granular substep, at most                               [s]
   int iterations;           // projected jacobi iterations per substep
   double baumgarte;         // fraction of penetration removed per substep

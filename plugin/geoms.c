@@ -128,8 +128,7 @@ void mjg_mesh_grids_free(mjgMeshGrids* grids) {
   memset(grids, 0, sizeof(*grids));
 }
 
-int mjg_geom_shape(const mjModel* m, int g, const mjgMeshGrids* grids, double friction,
-                   grnShape* s) {
+int mjg_geom_shape(const mjModel* m, int g, const mjgMeshGrids* grids, grnShape* s) {
   memset(s, 0, sizeof(*s));
   const mjtNum* size = m->geom_size + 3 * g;
   float a = (float)size[0], b = (float)size[1], c = (float)size[2];
@@ -137,7 +136,11 @@ int mjg_geom_shape(const mjModel* m, int g, const mjgMeshGrids* grids, double fr
   s->size[1] = b;
   s->size[2] = c;
   s->mat[0] = s->mat[4] = s->mat[8] = 1;
-  s->friction = (float)fmax(friction, m->geom_friction[3 * g]);
+  // the geom's own friction triple, as mujoco defines it: sliding, then torsional and rolling
+  // resistance as lengths [m] (moment bound per unit normal force)
+  s->friction = (float)m->geom_friction[3 * g];
+  s->spin_friction = (float)m->geom_friction[3 * g + 1];
+  s->roll_friction = (float)m->geom_friction[3 * g + 2];
   s->body = -1;
   s->grid = -1;
   switch (m->geom_type[g]) {

@@ -38,10 +38,9 @@ grnStatus mjg_mesh_grids_add(const mjgMeshGrids* grids, grnSolver* solver);
 void mjg_mesh_grids_free(mjgMeshGrids* grids);
 
 // The solver shape of geom g at rest at the world origin: type, size, bounding radius, grid
-// (meshes), friction (the larger of `friction` and the geom's sliding friction, mujoco's rule for
-// a pair); body -1. Returns 0 when the geom cannot touch grains: height fields, sdf plugin geoms,
-// meshes without a grid in grids (may be NULL).
-int mjg_geom_shape(const mjModel* m, int g, const mjgMeshGrids* grids, double friction,
-                   grnShape* s);
+// (meshes), friction (the geom's own sliding, torsional and rolling friction, as given); body -1.
+// Returns 0 when the geom cannot touch grains: height fields, sdf plugin geoms, meshes without a
+// grid in grids (may be NULL).
+int mjg_geom_shape(const mjModel* m, int g, const mjgMeshGrids* grids, grnShape* s);
 
 #endif  // MJGRANULAR_PLUGIN_GEOMS_H_

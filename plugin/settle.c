@@ -91,6 +91,7 @@ static void key_build(const mjgSettleInput* in, mjgKey* k) {
   key_int(k, b->cap);
   key_add(k, b->pos, 3 * (size_t)b->n * sizeof(mjtNum));
   key_add(k, b->vel, 3 * (size_t)b->n * sizeof(mjtNum));
+  key_add(k, b->angvel, 3 * (size_t)b->n * sizeof(mjtNum));
   key_int(k, b->contacts != NULL);
   if (b->contacts) key_add(k, b->contacts, mjg_state_contact_size(b->cap) * sizeof(mjtNum));
 }
@@ -115,10 +116,9 @@ static int settle(const mjgSettleInput* in, mjgBed* out, char* why, int size) {
   const mjgBed* b = in->initial;
   int cap = b->cap, nbody = grn_params(in->solver)->max_bodies;
   mjtNum* state = (mjtNum*)calloc(mjg_state_size(cap, nbody), sizeof(mjtNum));
-  float* pos = (float*)malloc(3 * (size_t)(cap ? cap : 1) * sizeof(float));
-  float* vel = (float*)malloc(3 * (size_t)(cap ? cap : 1) * sizeof(float));
+  float* stage = (float*)malloc(MJG_STAGE_PER_GRAIN * (size_t)(cap ? cap : 1) * sizeof(float));
   double* wrench = (double*)malloc(6 * (size_t)(nbody ? nbody : 1) * sizeof(double));
-  int fail = !state || !pos || !vel || !wrench || mjg_bed_alloc(out, cap, 1);
+  int fail = !state || !stage || !wrench || mjg_bed_alloc(out, cap, 1);
   if (fail) snprintf(why, size, "out of memory for settling %d grains", b->n);
 
   // the grains in, the steps, the grains out
@@ -126,10 +126,10 @@ static int settle(const mjgSettleInput* in, mjgBed* out, char* why, int size) {
   grnStatus st = grnOK;
   if (!fail) {
     mjg_bed_write(b, nbody, state);
-    st = mjg_transfer_upload(in->solver, state, cap, nbody, b->n, pos, vel);
+    st = mjg_transfer_upload(in->solver, state, cap, nbody, b->n, stage);
     if (st == grnOK) st = grn_set_shapes(in->solver, in->nshape, in->shapes);
     for (int k = 0; k < in->nstep && st == grnOK; k++) st = grn_advance(in->solver, in->nsub);
-    if (st == grnOK) st = mjg_transfer_download(in->solver, state, cap, nbody, pos, vel, wrench);
+    if (st == grnOK) st = mjg_transfer_download(in->solver, state, cap, nbody, stage, wrench);
     if (st != grnOK) {
       snprintf(why, size, "settling failed: %s", grn_status_string(st));
       fail = 1;
@@ -139,6 +139,7 @@ static int settle(const mjgSettleInput* in, mjgBed* out, char* why, int size) {
     out->n = b->n;
     memcpy(out->pos, mjg_state_pos(state, cap), 3 * (size_t)b->n * sizeof(mjtNum));
     memcpy(out->vel, mjg_state_vel(state, cap), 3 * (size_t)b->n * sizeof(mjtNum));
+    memcpy(out->angvel, mjg_state_angvel(state, cap), 3 * (size_t)b->n * sizeof(mjtNum));
     memcpy(out->contacts, mjg_state_contacts(state, cap, nbody),
            mjg_state_contact_size(cap) * sizeof(mjtNum));
     fprintf(stderr, "mjgranular.terrain: settled %d grains for %d steps of %d substeps in %.2f s "
@@ -147,8 +148,7 @@ static int settle(const mjgSettleInput* in, mjgBed* out, char* why, int size) {
     mjg_bed_free(out);
   }
   free(state);
-  free(pos);
-  free(vel);
+  free(stage);
   free(wrench);
   return fail ? -1 : 0;
 }

@@ -100,8 +100,7 @@ static void terrain_free(mjgTerrain* t) {
   mjg_settle_release(t->settled);
   mjg_bed_free(&t->own);
   free(t->shapes);
-  free(t->pos);
-  free(t->vel);
+  free(t->stage);
   free(t->wrench);
   free(t->mobility);
   free(t->accel);
@@ -138,8 +137,7 @@ static int make_bed(mjgTerrain* t, const mjModel* m, mjData* d, int instance, ch
   t->bed = &t->own;
   mjtNum* state = state_of(m, d, instance);
   mjg_bed_write(t->bed, t->nbody, state);
-  grnStatus st = mjg_transfer_upload(t->solver, state, t->cap, t->nbody, t->own.n, t->pos,
-                                     t->vel);
+  grnStatus st = mjg_transfer_upload(t->solver, state, t->cap, t->nbody, t->own.n, t->stage);
   if (st != grnOK) {
     snprintf(why, sizeof(why), "the solver refuses the bed: %s%s", grn_status_string(st),
              st == grnERR_ARG ? " (its contact state does not fit its grains)" : "");
@@ -198,15 +196,14 @@ int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
   t->nbody = m->nbody;
   t->max_shapes = m->ngeom + 6;
   t->shapes = (grnShape*)calloc(t->max_shapes, sizeof(grnShape));
-  t->pos = (float*)malloc(3 * (size_t)t->cap * sizeof(float));
-  t->vel = (float*)malloc(3 * (size_t)t->cap * sizeof(float));
+  t->stage = (float*)malloc(MJG_STAGE_PER_GRAIN * (size_t)t->cap * sizeof(float));
   t->wrench = (double*)calloc(6 * (size_t)t->nbody, sizeof(double));
   t->mobility = (float*)calloc(36 * (size_t)t->nbody, sizeof(float));
   t->accel = (float*)calloc(6 * (size_t)t->nbody, sizeof(float));
   t->impint = (double*)calloc(6 * (size_t)t->nbody, sizeof(double));
   t->step_matrix = (mjtNum*)calloc((size_t)m->nv * m->nv + 1, sizeof(mjtNum));
   t->qacc = (mjtNum*)calloc((size_t)m->nv + 1, sizeof(mjtNum));
-  if (!t->shapes || !t->pos || !t->vel || !t->wrench || !t->mobility || !t->accel ||
+  if (!t->shapes || !t->stage || !t->wrench || !t->mobility || !t->accel ||
       !t->impint || !t->step_matrix || !t->qacc) {
     terrain_free(t);
     mju_warning(MJG_PLUGIN_NAME ": out of memory for %d grains", cfg.count);
@@ -331,7 +328,7 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
   int fresh = on_gpu && t->stamp_id && state[MJG_STATE_STAMP] == t->last_stamp &&
               n == grn_count(t->solver);
   if (!fresh) {
-    st = mjg_transfer_upload(t->solver, state, t->cap, t->nbody, n, t->pos, t->vel);
+    st = mjg_transfer_upload(t->solver, state, t->cap, t->nbody, n, t->stage);
     if (st == grnERR_NONFINITE) {
       advance_failed(t, d->time, "plugin_state holds a non-finite grain", grnOK);
       return;
@@ -361,7 +358,7 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
   // back into plugin_state
   if (st == grnOK) st = grn_advance(t->solver, nsub);
   if (st == grnOK) {
-    st = mjg_transfer_download(t->solver, state, t->cap, t->nbody, t->pos, t->vel, t->wrench);
+    st = mjg_transfer_download(t->solver, state, t->cap, t->nbody, t->stage, t->wrench);
   }
   if (st == grnOK && t->cfg.two_way) st = grn_get_impulse_integrals(t->solver, t->impint);
   if (st != grnOK) {

@@ -27,8 +27,7 @@ typedef struct mjgTerrain_ {
   mjgMeshGrids meshes;      // sdf grids of the meshes that touch grains; re-added to new solvers
   mjgBodies bodies;         // coupled bodies: their geoms as moving shapes
   grnShape* shapes;         // shapes handed to the solver each step              (max_shapes)
-  float* pos;               // grain positions staged for the solver              (cap x 3)
-  float* vel;               // grain velocities staged for the solver             (cap x 3)
+  float* stage;             // grains staged for the solver          (cap x MJG_STAGE_PER_GRAIN)
   double* wrench;           // per-body wrenches read from the solver             (nbody x 6)
   float* mobility;          // two-way: each body's impulse response (J M^-1 J^T) (nbody x 36)
   float* accel;             // two-way: each body's acceleration this step       (nbody x 6)

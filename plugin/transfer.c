@@ -4,41 +4,46 @@
 
 #include "state.h"
 
-void mjg_transfer_narrow(const mjtNum* state, int cap, int n, float* pos, float* vel) {
-  const mjtNum* p = mjg_state_pos((mjtNum*)state, cap);
-  const mjtNum* v = mjg_state_vel((mjtNum*)state, cap);
-  for (int i = 0; i < 3 * n; i++) {
-    pos[i] = (float)p[i];
-    vel[i] = (float)v[i];
-  }
-}
-
-void mjg_transfer_widen(const float* pos, const float* vel, int n, mjtNum* state, int cap) {
-  mjtNum* p = mjg_state_pos(state, cap);
-  mjtNum* v = mjg_state_vel(state, cap);
-  for (int i = 0; i < 3 * n; i++) {
-    p[i] = pos[i];
-    v[i] = vel[i];
-  }
+// the state's three grain arrays (positions, velocities, angular velocities: cap x 3 each, one
+// after the other) and the same three in a staging array of capacity cap
+static void stage_arrays(mjtNum* state, float* stage, int cap, mjtNum* s[3], float* f[3]) {
+  s[0] = mjg_state_pos(state, cap);
+  s[1] = mjg_state_vel(state, cap);
+  s[2] = mjg_state_angvel(state, cap);
+  for (int a = 0; a < 3; a++) f[a] = stage + 3 * (size_t)a * cap;
 }
 
 grnStatus mjg_transfer_upload(grnSolver* solver, const mjtNum* state, int cap, int nbody, int n,
-                              float* pos, float* vel) {
-  mjg_transfer_narrow(state, cap, n, pos, vel);
+                              float* stage) {
+  mjtNum* s[3];
+  float* f[3];
+  stage_arrays((mjtNum*)state, stage, cap, s, f);
+  for (int a = 0; a < 3; a++) {
+    for (int i = 0; i < 3 * n; i++) f[a][i] = (float)s[a][i];
+  }
 
-  // grn_set_grains refuses non-finite grains, and clears the contacts that the next call restores
-  grnStatus st = grn_set_grains(solver, n, pos, vel);
+  // grn_set_grains refuses non-finite grains, and clears the spins and the contacts that the
+  // next calls restore
+  grnStatus st = grn_set_grains(solver, n, f[0], f[1]);
+  if (st == grnOK) st = grn_set_angvel(solver, f[2]);
   if (st != grnOK) return st;
   return grn_set_contacts(solver, mjg_state_contacts((mjtNum*)state, cap, nbody));
 }
 
 grnStatus mjg_transfer_download(const grnSolver* solver, mjtNum* state, int cap, int nbody,
-                                float* pos, float* vel, double* wrench) {
-  grnStatus st = grn_get_grains(solver, pos, vel);
+                                float* stage, double* wrench) {
+  mjtNum* s[3];
+  float* f[3];
+  stage_arrays(state, stage, cap, s, f);
+  grnStatus st = grn_get_grains(solver, f[0], f[1]);
+  if (st == grnOK) st = grn_get_angvel(solver, f[2]);
   if (st == grnOK) st = grn_get_wrenches(solver, wrench);
   if (st == grnOK) st = grn_get_contacts(solver, mjg_state_contacts(state, cap, nbody));
   if (st != grnOK) return st;
-  mjg_transfer_widen(pos, vel, grn_count(solver), state, cap);
+  int n = grn_count(solver);
+  for (int a = 0; a < 3; a++) {
+    for (int i = 0; i < 3 * n; i++) s[a][i] = f[a][i];
+  }
   mjtNum* w = mjg_state_wrench(state, cap);
   for (int i = 0; i < 6 * nbody; i++) w[i] = wrench[i];
   return grnOK;

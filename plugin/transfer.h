@@ -7,23 +7,21 @@
 
 #include "granular.h"
 
-// Narrow the first n grains of a plugin_state block (capacity cap) into pos, vel (n x 3).
-void mjg_transfer_narrow(const mjtNum* state, int cap, int n, float* pos, float* vel);
-
-// Widen n grains from pos, vel (n x 3) into a plugin_state block (capacity cap).
-void mjg_transfer_widen(const float* pos, const float* vel, int n, mjtNum* state, int cap);
+// floats per grain in a staging array: position, velocity, angular velocity (3 each), in the
+// order the state holds them
+#define MJG_STAGE_PER_GRAIN 9
 
 // Load the first n grains and the contact state of a plugin_state block (capacity cap, nbody
-// wrench slots) into the solver, narrowing through the staging arrays pos, vel (cap x 3).
-// grnERR_NONFINITE when a grain is not finite (as a float), grnERR_ARG when the contact state
-// does not fit the grains.
+// wrench slots) into the solver, narrowing through the staging array stage (cap x
+// MJG_STAGE_PER_GRAIN). grnERR_NONFINITE when a grain is not finite (as a float), grnERR_ARG when
+// the contact state does not fit the grains.
 grnStatus mjg_transfer_upload(grnSolver* solver, const mjtNum* state, int cap, int nbody, int n,
-                              float* pos, float* vel);
+                              float* stage);
 
 // Write the solver's grains, its per-body wrenches (the last advance's averages) and its contact
-// state back into a plugin_state block, widening through the staging arrays pos, vel (cap x 3)
-// and wrench (nbody x 6). The grain count in the block is left as it is.
+// state back into a plugin_state block, widening through the staging arrays stage (cap x
+// MJG_STAGE_PER_GRAIN) and wrench (nbody x 6). The grain count in the block is left as it is.
 grnStatus mjg_transfer_download(const grnSolver* solver, mjtNum* state, int cap, int nbody,
-                                float* pos, float* vel, double* wrench);
+                                float* stage, double* wrench);
 
 #endif  // MJGRANULAR_PLUGIN_TRANSFER_H_

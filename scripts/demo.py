@@ -28,7 +28,8 @@ import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HEADER = 4  # plugin_state header: count, stamp, layout version, reserved (plugin/state.h)
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import mjgranular  # noqa: E402  (the plugin_state layout, once)
 
 
 def parse_args():
@@ -45,13 +46,8 @@ def parse_args():
 
 def grains(m, d):
   """Positions and velocities (n x 3) of the first granular instance, as views of plugin_state."""
-  adr, num = m.plugin_stateadr[0], m.plugin_statenum[0]
-  state = d.plugin_state[adr:adr + num]
-  cap = (num - HEADER - 6 * m.nbody) // 6
-  n = int(state[0])
-  pos = state[HEADER:HEADER + 3 * n].reshape(n, 3)
-  vel = state[HEADER + 3 * cap:HEADER + 3 * cap + 3 * n].reshape(n, 3)
-  return pos, vel
+  g = mjgranular.grains(m, d)
+  return g.positions, g.velocities
 
 
 def bar(done, total, width=30):

@@ -10,8 +10,9 @@
     print(g.count, g.positions[:, 2].max())     # the views follow the state as it steps
 
 The layout is plugin/README.md's "plugin_state layout": a header of 4 numbers (grain count,
-gpu stamp, layout version, reserved), positions (cap x 3), velocities (cap x 3), per-body
-wrenches (nbody x 6: force, torque), then 41 numbers of opaque contact state per grain.
+gpu stamp, layout version, reserved), positions (cap x 3), velocities (cap x 3), angular
+velocities (cap x 3), per-body wrenches (nbody x 6: force, torque), then 71 numbers of opaque
+contact state per grain.
 
 A bed saved from a run starts later models (config key bed_file, format in plugin/README.md):
 
@@ -30,21 +31,32 @@ import numpy as np
 import mujoco
 
 HEADER = 4
-CONTACT_PER_GRAIN = 41
-LAYOUT_VERSION = 2
+GRAIN_NUMS = 9  # positions, velocities, angular velocities (3 each)
+LAYOUT_VERSION = 3
 PLUGIN_NAME = "mjgranular.terrain"
 
 # bed files (plugin/bedfile.h): header, then float32 positions and velocities, then optionally
 # the contact state laid out for capacity n
 BED_MAGIC = b"MJGBED\0\0"
-BED_VERSION = 1
+BED_VERSION = 2
 BED_HEADER = np.dtype([("magic", "S8"), ("version", "<u4"), ("flags", "<u4"), ("n", "<i4"),
                        ("reserved", "<u4"), ("radius", "<f8")])
 MAX_PAIRS, MAX_SHAPE_CONTACTS = 16, 4  # the solver's contact slots per grain
 # the contact state's arrays in order: name, slots per grain, 4-byte numbers per slot, type
 CONTACT_ARRAYS = (("npair", 1, 1, "<i4"), ("nshape", 1, 1, "<i4"), ("pair", MAX_PAIRS, 1, "<i4"),
                   ("sc_shape", MAX_SHAPE_CONTACTS, 1, "<i4"), ("pair_imp", MAX_PAIRS, 3, "<f4"),
-                  ("sc_imp", MAX_SHAPE_CONTACTS, 3, "<f4"))
+                  ("sc_imp", MAX_SHAPE_CONTACTS, 3, "<f4"), ("pair_mom", MAX_PAIRS, 3, "<f4"),
+                  ("sc_mom", MAX_SHAPE_CONTACTS, 3, "<f4"))
+# bed files of version 1 (grains that did not rotate) hold the first six arrays only
+CONTACT_ARRAYS_V1 = CONTACT_ARRAYS[:6]
+
+
+def _contact_bytes(arrays):
+    """Bytes per grain of these contact-state arrays."""
+    return sum(4 * slots * width for _, slots, width, _ in arrays)
+
+
+CONTACT_PER_GRAIN = _contact_bytes(CONTACT_ARRAYS) // 8  # mjtNums of contact state per grain
 
 _loaded = None
 
@@ -114,7 +126,7 @@ class Grains:
         adr = int(model.plugin_stateadr[instance])
         num = int(model.plugin_statenum[instance])
         nbody = int(model.nbody)
-        cap, rest = divmod(num - HEADER - 6 * nbody, 6 + CONTACT_PER_GRAIN)
+        cap, rest = divmod(num - HEADER - 6 * nbody, GRAIN_NUMS + CONTACT_PER_GRAIN)
         if cap < 0 or rest != 0:
             raise ValueError(f"plugin instance {instance} has a state of {num} numbers, not the "
                              "mjgranular.terrain layout")
@@ -124,8 +136,10 @@ class Grains:
         self.state = data.plugin_state[adr:adr + num]
         self._pos = self.state[HEADER:HEADER + 3 * cap].reshape(cap, 3)
         self._vel = self.state[HEADER + 3 * cap:HEADER + 6 * cap].reshape(cap, 3)
-        self.wrenches = self.state[HEADER + 6 * cap:HEADER + 6 * cap + 6 * nbody].reshape(nbody, 6)
-        self.contacts = self.state[HEADER + 6 * cap + 6 * nbody:]
+        self._angvel = self.state[HEADER + 6 * cap:HEADER + 9 * cap].reshape(cap, 3)
+        grains_end = HEADER + GRAIN_NUMS * cap
+        self.wrenches = self.state[grains_end:grains_end + 6 * nbody].reshape(nbody, 6)
+        self.contacts = self.state[grains_end + 6 * nbody:]
         if cap and int(self.state[2]) not in (0, LAYOUT_VERSION):
             raise ValueError(f"plugin_state layout version {self.state[2]}, expected "
                              f"{LAYOUT_VERSION}")
@@ -145,6 +159,11 @@ class Grains:
         """(n x 3) view of the grain velocities."""
         return self._vel[:self.count]
 
+    @property
+    def angular_velocities(self):
+        """(n x 3) view of the grain angular velocities [rad/s]."""
+        return self._angvel[:self.count]
+
     def forces(self):
         """(nbody x 3) view of the granular forces on the bodies."""
         return self.wrenches[:, :3]
@@ -159,17 +178,17 @@ def grains(model, data, instance=0):
     return Grains(model, data, instance)
 
 
-Bed = collections.namedtuple("Bed", "radius positions velocities contacts")
-Bed.__doc__ = """A bed file's content: radius [m], positions and velocities (n x 3, float32),
-contacts (dict of the contact-state arrays, laid out for capacity n, slot k of grain i at
-[k, i]) or None."""
+Bed = collections.namedtuple("Bed", "radius positions velocities angular_velocities contacts")
+Bed.__doc__ = """A bed file's content: radius [m], positions, velocities and angular velocities
+(n x 3, float32; a version 1 file's spins are zero), contacts (dict of the contact-state arrays,
+laid out for capacity n, slot k of grain i at [k, i]) or None."""
 
 
-def _contact_views(raw, cap):
+def _contact_views(raw, cap, arrays=CONTACT_ARRAYS):
     """The contact-state arrays in `raw` (bytes laid out for capacity cap), shaped (slots, cap)
     or (slots, cap, 3)."""
     out, offset = {}, 0
-    for name, slots, width, dtype in CONTACT_ARRAYS:
+    for name, slots, width, dtype in arrays:
         count = slots * cap * width
         a = np.frombuffer(raw, dtype=dtype, count=count, offset=offset)
         out[name] = a.reshape((slots, cap, 3) if width == 3 else (slots, cap))
@@ -179,7 +198,8 @@ def _contact_views(raw, cap):
 
 def save_bed(path, model, data, instance=0, contacts=True):
     """Writes the grains of `data` (terrain instance `instance`) to a bed file at `path`, for
-    the bed_file config key of later models: radius, positions, velocities and, unless
+    the bed_file config key of later models: radius, positions, velocities, angular velocities and,
+    unless
     contacts=False, the contact state (so the bed continues as this run would have). Values are
     the state's floats, so a model loading the file starts from exactly these grains."""
     g = grains(model, data, instance)
@@ -188,7 +208,7 @@ def save_bed(path, model, data, instance=0, contacts=True):
     header["magic"], header["version"] = BED_MAGIC, BED_VERSION
     header["flags"], header["n"], header["radius"] = int(bool(contacts)), n, radius(model, instance)
     parts = [header.tobytes(), g.positions.astype("<f4").tobytes(),
-             g.velocities.astype("<f4").tobytes()]
+             g.velocities.astype("<f4").tobytes(), g.angular_velocities.astype("<f4").tobytes()]
     if contacts:
         raw = np.ascontiguousarray(g.contacts).tobytes()
         for name, a in _contact_views(raw, g.capacity).items():
@@ -202,14 +222,18 @@ def load_bed(path):
     if len(raw) < BED_HEADER.itemsize or raw[:8] != BED_MAGIC:
         raise ValueError(f"{path}: not a bed file")
     h = np.frombuffer(raw, BED_HEADER, count=1)[0]
-    if h["version"] != BED_VERSION:
-        raise ValueError(f"{path}: format version {h['version']}, expected {BED_VERSION}")
+    version = int(h["version"])
+    if version not in (1, BED_VERSION):
+        raise ValueError(f"{path}: format version {version}, expected 1 to {BED_VERSION}")
     n, flags = int(h["n"]), int(h["flags"])
-    want = BED_HEADER.itemsize + 24 * n + (328 * n if flags & 1 else 0)
+    arrays, nvec = (CONTACT_ARRAYS_V1, 2) if version == 1 else (CONTACT_ARRAYS, 3)
+    want = BED_HEADER.itemsize + 12 * nvec * n + (_contact_bytes(arrays) * n if flags & 1 else 0)
     if n < 0 or flags & ~1 or len(raw) != want:
         raise ValueError(f"{path}: {len(raw)} bytes, the header needs {want}")
-    vec = np.frombuffer(raw, "<f4", count=6 * n, offset=BED_HEADER.itemsize).reshape(2, n, 3)
+    vec = np.frombuffer(raw, "<f4", count=3 * nvec * n,
+                        offset=BED_HEADER.itemsize).reshape(nvec, n, 3)
+    spins = vec[2] if nvec == 3 else np.zeros((n, 3), "<f4")
     contacts = None
     if flags & 1:
-        contacts = _contact_views(raw[BED_HEADER.itemsize + 24 * n:], n)
-    return Bed(float(h["radius"]), vec[0], vec[1], contacts)
+        contacts = _contact_views(raw[BED_HEADER.itemsize + 12 * nvec * n:], n, arrays)
+    return Bed(float(h["radius"]), vec[0], vec[1], spins, contacts)

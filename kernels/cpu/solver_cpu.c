@@ -41,6 +41,31 @@ static void cpu_free(void* p) {
   if (p) free(((void**)p)[-1]);
 }
 
+// every solver array of the tables (grn_data.h) that counts unit, allocated for the current
+// sizes of d; 0 when one failed (those allocated stay, for cpu_free_arrays)
+static int cpu_alloc_arrays(grnCpu* c, int unit, int nbody, int one_loop) {
+  int ok = 1;
+  for (int a = 0; a < grn_nsolver_arrays; a++) {
+    const grnArrayDesc* desc = grn_solver_arrays + a;
+    if (desc->unit != unit) continue;
+    size_t count = grn_unit_count(unit, &c->d, nbody, one_loop);
+    // arrays of no length (one-loop slots without one loop) stay NULL
+    if (count) *grn_array_field(&c->d, desc) = cpu_alloc(c, count * desc->width, desc->size, &ok);
+  }
+  return ok;
+}
+
+// free the solver arrays of the tables that count unit (all units: -1)
+static void cpu_free_unit(grnCpu* c, int unit) {
+  for (int a = 0; a < grn_nsolver_arrays; a++) {
+    const grnArrayDesc* desc = grn_solver_arrays + a;
+    if (unit >= 0 && desc->unit != unit) continue;
+    void** field = grn_array_field(&c->d, desc);
+    cpu_free(*field);
+    *field = NULL;
+  }
+}
+
 // room for at least count contact pairs (grown by half again when short; kept when enough)
 static grnStatus cpu_reserve_pairs(grnCpu* c, size_t count) {
   grnData* d = &c->d;
@@ -48,24 +73,19 @@ static grnStatus cpu_reserve_pairs(grnCpu* c, size_t count) {
   size_t cap = (size_t)d->cp_cap + d->cp_cap / 2;
   if (cap < count) cap = count;
   if (cap > (size_t)GRN_MAX_PAIRS * d->cap) cap = (size_t)GRN_MAX_PAIRS * d->cap;
-  void** arrays[] = {(void**)&d->cp_grain, (void**)&d->cp_partner, (void**)&d->cp_normal,
-                     (void**)&d->cp_target, (void**)&d->cp_bias_target, (void**)&d->cp_share,
-                     (void**)&d->cp_imp, (void**)&d->cp_bias};
-  const size_t sizes[] = {sizeof(int), sizeof(int), 3 * sizeof(float), sizeof(float),
-                          sizeof(float), sizeof(float), 3 * sizeof(float), sizeof(float)};
-  const int count_arrays = sizeof(sizes) / sizeof(sizes[0]);
-  int ok = 1;
-  for (int a = 0; a < count_arrays; a++) {
-    cpu_free(*arrays[a]);
-    c->bytes -= (size_t)d->cp_cap * sizes[a];
-    *arrays[a] = cpu_alloc(c, cap, sizes[a], &ok);
-  }
-  d->cp_cap = (int)cap;
-  if (ok) return grnOK;
-  for (int a = 0; a < count_arrays; a++) {
-    if (*arrays[a]) c->bytes -= cap * sizes[a];  // a failed array was never counted
-    cpu_free(*arrays[a]);
-    *arrays[a] = NULL;
+  // the old arrays out, the new ones in; on failure none (only those allocated were counted)
+  for (int pass = 0; pass < 2; pass++) {
+    for (int a = 0; a < grn_nsolver_arrays; a++) {
+      const grnArrayDesc* desc = grn_solver_arrays + a;
+      void** field = grn_array_field(d, desc);
+      if (desc->unit != grnUNIT_PAIR || !*field) continue;
+      c->bytes -= (size_t)d->cp_cap * desc->size * desc->width;
+      cpu_free(*field);
+      *field = NULL;
+    }
+    if (pass == 1) break;
+    d->cp_cap = (int)cap;
+    if (cpu_alloc_arrays(c, grnUNIT_PAIR, 0, 0)) return grnOK;
   }
   d->cp_cap = 0;
   return grnERR_MEMORY;
@@ -73,15 +93,9 @@ static grnStatus cpu_reserve_pairs(grnCpu* c, size_t count) {
 
 static void cpu_free_arrays(grnCpu* c) {
   grnData* d = &c->d;
-  void* arrays[] = {d->pos, d->vel, d->vpred, d->iter, d->iter_next, d->cell, d->head, d->next,
-                    d->nbr, d->nnbr, d->nbr_pos, d->nbr_overflow, d->ncontact, d->npair, d->pair,
-                    d->pair_imp, d->pair_bias, d->pair_ref, d->pair_solved, d->pair_count,
-                    d->pair_first, d->cp_grain, d->cp_partner, d->cp_normal, d->cp_target,
-                    d->cp_bias_target, d->cp_share, d->cp_imp, d->cp_bias, d->nshape, d->sc_shape,
-                    d->sc_normal, d->sc_depth, d->sc_vel, d->sc_imp, d->sc_bias, d->npair_prev,
-                    d->pair_prev, d->pair_imp_prev, d->nshape_prev, d->sc_shape_prev,
-                    d->sc_imp_prev, d->overflow, d->nonfinite, d->body_dv, d->body_nc,
-                    c->wrench_part, c->count_part, c->impulse, c->moved2_part};
+  cpu_free_unit(c, -1);
+  void* arrays[] = {d->overflow, d->nbr_overflow, d->nonfinite, c->wrench_part, c->count_part,
+                    c->impulse, c->moved2_part};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) cpu_free(arrays[i]);
 }
 
@@ -96,56 +110,23 @@ static void cpu_destroy(grnSolver* s) {
 static grnStatus cpu_create(grnSolver* s) {
   grnCpu* c = (grnCpu*)calloc(1, sizeof(grnCpu));
   if (!c) return grnERR_MEMORY;
-  int cap = s->params.capacity, ok = 1;
-  size_t ks = GRN_MAX_SHAPE_CONTACTS, kp = GRN_MAX_PAIRS;
+  int ok = 1, nb = s->params.max_bodies > 0 ? s->params.max_bodies : 1;
   grnData* d = &c->d;
-  d->cap = cap;
+  d->cap = s->params.capacity;
   d->hash_size = (unsigned)s->params.hash_size;
-  d->pos = (float*)cpu_alloc(c, 3 * (size_t)cap, sizeof(float), &ok);
-  d->vel = (float*)cpu_alloc(c, 3 * (size_t)cap, sizeof(float), &ok);
-  d->vpred = (float*)cpu_alloc(c, 3 * (size_t)cap, sizeof(float), &ok);
-  d->iter = (float*)cpu_alloc(c, GRN_ITER * (size_t)cap, sizeof(float), &ok);
-  d->iter_next = (float*)cpu_alloc(c, GRN_ITER * (size_t)cap, sizeof(float), &ok);
-  d->cell = (int*)cpu_alloc(c, 3 * (size_t)cap, sizeof(int), &ok);
-  d->head = (int*)cpu_alloc(c, d->hash_size, sizeof(int), &ok);
-  d->next = (int*)cpu_alloc(c, cap, sizeof(int), &ok);
-  d->nbr = (int*)cpu_alloc(c, (size_t)GRN_MAX_NEIGHBORS * cap, sizeof(int), &ok);
-  d->nnbr = (int*)cpu_alloc(c, cap, sizeof(int), &ok);
-  d->nbr_pos = (float*)cpu_alloc(c, 3 * (size_t)cap, sizeof(float), &ok);
-  d->nbr_overflow = (int*)cpu_alloc(c, 1, sizeof(int), &ok);
-  d->ncontact = (int*)cpu_alloc(c, cap, sizeof(int), &ok);
-  d->npair = (int*)cpu_alloc(c, cap, sizeof(int), &ok);
-  d->pair = (int*)cpu_alloc(c, kp * cap, sizeof(int), &ok);
-  d->pair_imp = (float*)cpu_alloc(c, 3 * kp * cap, sizeof(float), &ok);
-  if (s->params.one_loop) d->pair_bias = (float*)cpu_alloc(c, kp * cap, sizeof(float), &ok);
-  d->pair_ref = (int*)cpu_alloc(c, kp * cap, sizeof(int), &ok);
-  d->pair_solved = (unsigned*)cpu_alloc(c, cap, sizeof(unsigned), &ok);
-  d->pair_count = (int*)cpu_alloc(c, cap, sizeof(int), &ok);
-  d->pair_first = (int*)cpu_alloc(c, (size_t)cap + 1, sizeof(int), &ok);
-  if (ok) ok = cpu_reserve_pairs(c, 2 * (size_t)cap) == grnOK;
-  d->npair_prev = (int*)cpu_alloc(c, cap, sizeof(int), &ok);
-  d->pair_prev = (int*)cpu_alloc(c, kp * cap, sizeof(int), &ok);
-  d->pair_imp_prev = (float*)cpu_alloc(c, 3 * kp * cap, sizeof(float), &ok);
-  d->nshape = (int*)cpu_alloc(c, cap, sizeof(int), &ok);
-  d->sc_shape = (int*)cpu_alloc(c, ks * cap, sizeof(int), &ok);
-  d->sc_normal = (float*)cpu_alloc(c, 3 * ks * cap, sizeof(float), &ok);
-  d->sc_depth = (float*)cpu_alloc(c, ks * cap, sizeof(float), &ok);
-  d->sc_vel = (float*)cpu_alloc(c, 3 * ks * cap, sizeof(float), &ok);
-  d->sc_imp = (float*)cpu_alloc(c, 3 * ks * cap, sizeof(float), &ok);
-  d->sc_bias = (float*)cpu_alloc(c, ks * cap, sizeof(float), &ok);
-  d->nshape_prev = (int*)cpu_alloc(c, cap, sizeof(int), &ok);
-  d->sc_shape_prev = (int*)cpu_alloc(c, ks * cap, sizeof(int), &ok);
-  d->sc_imp_prev = (float*)cpu_alloc(c, 3 * ks * cap, sizeof(float), &ok);
+  // every array of the tables but the pairs, which start at two per grain
+  for (int unit = grnUNIT_GRAIN; unit <= grnUNIT_BODY; unit++) {
+    if (unit != grnUNIT_PAIR) ok &= cpu_alloc_arrays(c, unit, nb, s->params.one_loop);
+  }
+  if (ok) ok = cpu_reserve_pairs(c, 2 * (size_t)d->cap) == grnOK;
   d->overflow = (int*)cpu_alloc(c, 1, sizeof(int), &ok);
+  d->nbr_overflow = (int*)cpu_alloc(c, 1, sizeof(int), &ok);
   d->nonfinite = (int*)cpu_alloc(c, 1, sizeof(int), &ok);
   c->nthread = omp_get_max_threads();
   c->moved2_part = (float*)cpu_alloc(c, c->nthread, sizeof(float), &ok);
-  int nb = s->params.max_bodies > 0 ? s->params.max_bodies : 1;
   c->wrench_part = (double*)cpu_alloc(c, (size_t)c->nthread * nb * 6, sizeof(double), &ok);
   c->count_part = (int*)cpu_alloc(c, (size_t)c->nthread * nb, sizeof(int), &ok);
   c->impulse = (double*)cpu_alloc(c, (size_t)nb * 6, sizeof(double), &ok);
-  d->body_dv = (float*)cpu_alloc(c, (size_t)nb * 6, sizeof(float), &ok);
-  d->body_nc = (int*)cpu_alloc(c, nb, sizeof(int), &ok);
   s->impl = c;
   if (!ok) {
     cpu_destroy(s);
@@ -167,6 +148,7 @@ static grnStatus cpu_set_grains(grnSolver* s, int n, const float* pos, const flo
   } else {
     memset(c->d.vel, 0, 3 * (size_t)n * sizeof(float));
   }
+  memset(c->d.angvel, 0, 3 * (size_t)n * sizeof(float));
   // a new configuration: no contacts to warm start from
   memset(c->d.npair, 0, (size_t)c->d.cap * sizeof(int));
   memset(c->d.nshape, 0, (size_t)c->d.cap * sizeof(int));
@@ -175,38 +157,17 @@ static grnStatus cpu_set_grains(grnSolver* s, int n, const float* pos, const flo
   return grnOK;
 }
 
-static grnStatus cpu_get_contacts(const grnSolver* s, void* buf) {
-  const grnData* d = &((const grnCpu*)s->impl)->d;
-  grnContactLayout l = grn_contact_layout(d->cap);
-  char* b = (char*)buf;
-  size_t cap = (size_t)d->cap;
-  memcpy(b + l.npair, d->npair, cap * sizeof(int));
-  memcpy(b + l.nshape, d->nshape, cap * sizeof(int));
-  memcpy(b + l.pair, d->pair, GRN_MAX_PAIRS * cap * sizeof(int));
-  memcpy(b + l.sc_shape, d->sc_shape, GRN_MAX_SHAPE_CONTACTS * cap * sizeof(int));
-  memcpy(b + l.pair_imp, d->pair_imp, 3 * GRN_MAX_PAIRS * cap * sizeof(float));
-  memcpy(b + l.sc_imp, d->sc_imp, 3 * GRN_MAX_SHAPE_CONTACTS * cap * sizeof(float));
+static grnStatus cpu_write(grnSolver* s, const grnArrayDesc* a, size_t first, const void* host,
+                           size_t bytes) {
+  grnCpu* c = (grnCpu*)s->impl;
+  memcpy((char*)*grn_array_field(&c->d, a) + first, host, bytes);
   return grnOK;
 }
 
-static grnStatus cpu_set_contacts(grnSolver* s, const void* buf) {
-  grnData* d = &((grnCpu*)s->impl)->d;
-  grnContactLayout l = grn_contact_layout(d->cap);
-  const char* b = (const char*)buf;
-  size_t cap = (size_t)d->cap;
-  memcpy(d->npair, b + l.npair, cap * sizeof(int));
-  memcpy(d->nshape, b + l.nshape, cap * sizeof(int));
-  memcpy(d->pair, b + l.pair, GRN_MAX_PAIRS * cap * sizeof(int));
-  memcpy(d->sc_shape, b + l.sc_shape, GRN_MAX_SHAPE_CONTACTS * cap * sizeof(int));
-  memcpy(d->pair_imp, b + l.pair_imp, 3 * GRN_MAX_PAIRS * cap * sizeof(float));
-  memcpy(d->sc_imp, b + l.sc_imp, 3 * GRN_MAX_SHAPE_CONTACTS * cap * sizeof(float));
-  return grnOK;
-}
-
-static grnStatus cpu_get_grains(const grnSolver* s, float* pos, float* vel) {
-  const grnCpu* c = (const grnCpu*)s->impl;
-  if (pos) memcpy(pos, c->d.pos, 3 * (size_t)c->d.n * sizeof(float));
-  if (vel) memcpy(vel, c->d.vel, 3 * (size_t)c->d.n * sizeof(float));
+static grnStatus cpu_read(const grnSolver* s, const grnArrayDesc* a, size_t first, void* host,
+                          size_t bytes) {
+  grnCpu* c = (grnCpu*)s->impl;
+  memcpy(host, (const char*)*grn_array_field(&c->d, a) + first, bytes);
   return grnOK;
 }
 
@@ -299,17 +260,13 @@ static grnStatus cpu_number_pairs(grnCpu* c) {
 }
 
 // a thread's copy of the solver arrays takes the pair arrays as they are now
-static void cpu_copy_pair_arrays(grnData* dl, const grnData* d) {
+static void cpu_copy_pair_arrays(grnData* dl, grnData* d) {
   dl->ncp = d->ncp;
   dl->cp_cap = d->cp_cap;
-  dl->cp_grain = d->cp_grain;
-  dl->cp_partner = d->cp_partner;
-  dl->cp_normal = d->cp_normal;
-  dl->cp_target = d->cp_target;
-  dl->cp_bias_target = d->cp_bias_target;
-  dl->cp_share = d->cp_share;
-  dl->cp_imp = d->cp_imp;
-  dl->cp_bias = d->cp_bias;
+  for (int a = 0; a < grn_nsolver_arrays; a++) {
+    const grnArrayDesc* desc = grn_solver_arrays + a;
+    if (desc->unit == grnUNIT_PAIR) *grn_array_field(dl, desc) = *grn_array_field(d, desc);
+  }
 }
 
 // the phases of a substep that loop over grains or pairs
@@ -480,6 +437,6 @@ static size_t cpu_memory_bytes(const grnSolver* s) {
 }
 
 const grnBackendOps grn_cpu_ops = {
-  cpu_create, cpu_destroy, cpu_set_grains, cpu_get_grains, cpu_get_contacts, cpu_set_contacts,
-  cpu_add_grid, cpu_substep, cpu_find_pairs, cpu_memory_bytes,
+  cpu_create, cpu_destroy, cpu_set_grains, cpu_write, cpu_read, cpu_add_grid, cpu_substep,
+  cpu_find_pairs, cpu_memory_bytes,
 };

@@ -162,17 +162,12 @@ static void cuda_destroy(grnSolver* s) {
   // errors are ignored here: after a device fault these all fail, and there is nothing to undo
   cudaSetDevice(g->device);
   if (g->stream) cudaStreamSynchronize(g->stream);
-  grnData* d = &g->d;
-  void* arrays[] = {d->pos, d->vel, d->vpred, d->iter, d->iter_next, d->cell, d->head, d->next,
-                    d->ncontact, d->npair, d->pair, d->pair_imp, d->pair_ref, d->pair_solved,
-                    d->pair_count, d->pair_first, d->cp_grain, d->cp_partner, d->cp_normal,
-                    d->cp_target, d->cp_bias_target, d->cp_share, d->cp_imp, d->cp_bias, g->scan,
-                    d->pair_bias,
-                    d->nshape, d->sc_shape, d->sc_normal, d->sc_depth, d->sc_vel, d->sc_imp,
-                    d->sc_bias, d->npair_prev, d->pair_prev, d->pair_imp_prev, d->nshape_prev,
-                    d->sc_shape_prev, d->sc_imp_prev, d->nbr, d->nnbr, d->nbr_pos, g->shapes,
-                    g->grids, g->wrench_part, g->out, g->body_mob, g->impulse, d->body_dv,
-                    d->body_nc};
+  for (int a = 0; a < grn_nsolver_arrays; a++) {
+    void* p = *grn_array_field(&g->d, grn_solver_arrays + a);
+    if (p) cudaFree(p);
+  }
+  void* arrays[] = {g->scan, g->shapes, g->grids, g->wrench_part, g->out, g->body_mob,
+                    g->impulse};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
     if (arrays[i]) cudaFree(arrays[i]);
   }
@@ -188,63 +183,50 @@ static void cuda_destroy(grnSolver* s) {
   s->impl = NULL;
 }
 
+// a zeroed device array of bytes (at least one) into *ptr, counted
+static grnStatus cuda_alloc(grnCuda* g, void** ptr, size_t bytes) {
+  bytes = bytes ? bytes : 1;
+  cudaError_t err = cudaMalloc(ptr, bytes);
+  if (err != cudaSuccess) {
+    *ptr = NULL;
+    return cuda_fail(err);
+  }
+  g->bytes += bytes;
+  GRN_CUDA_TRY(cudaMemsetAsync(*ptr, 0, bytes, g->stream));
+  return grnOK;
+}
+
 static grnStatus cuda_create_arrays(grnSolver* s, grnCuda* g) {
   grnData* d = &g->d;
   size_t cap = (size_t)s->params.capacity;
-  size_t kp = GRN_MAX_PAIRS, ks = GRN_MAX_SHAPE_CONTACTS, f = sizeof(float), n = sizeof(int);
   size_t nbody = s->params.max_bodies > 0 ? (size_t)s->params.max_bodies : 0;
   size_t nshape = s->params.max_shapes > 0 ? (size_t)s->params.max_shapes : 1;
   d->cap = (int)cap;
   d->hash_size = (unsigned)s->params.hash_size;
   // pairs: half the slots (each pair fills a slot in both grains); more are dropped as overflow
-  size_t pcap = kp / 2 * cap;
-  d->cp_cap = (int)pcap;
+  d->cp_cap = (int)(GRN_MAX_PAIRS / 2 * cap);
   g->scan_bytes = grn_cuda_scan_bytes((int)cap);
   g->out_bytes = 6 * nbody * sizeof(double) + 4 * sizeof(int);
 
-  // device arrays, zeroed
+  // every array of the tables (one-loop slots only with one loop), then the backend's own
+  for (int a = 0; a < grn_nsolver_arrays; a++) {
+    const grnArrayDesc* desc = grn_solver_arrays + a;
+    size_t count = grn_unit_count(desc->unit, d, (int)nbody, s->params.one_loop);
+    if (desc->unit == grnUNIT_LOOP_SLOT && count == 0) continue;
+    grnStatus st = cuda_alloc(g, grn_array_field(d, desc), count * desc->width * desc->size);
+    if (st != grnOK) return st;
+  }
   struct { void** ptr; size_t bytes; } arrays[] = {
-    {(void**)&d->pos, 3 * cap * f},           {(void**)&d->vel, 3 * cap * f},
-    {(void**)&d->vpred, 3 * cap * f},         {(void**)&d->iter, GRN_ITER * cap * f},
-    {(void**)&d->iter_next, GRN_ITER * cap * f}, {(void**)&d->cell, 3 * cap * n},
-    {(void**)&d->head, d->hash_size * n},     {(void**)&d->next, cap * n},
-    {(void**)&d->nbr, GRN_MAX_NEIGHBORS * cap * n}, {(void**)&d->nnbr, cap * n},
-    {(void**)&d->nbr_pos, 3 * cap * f},
-    {(void**)&d->ncontact, cap * n},          {(void**)&d->npair, cap * n},
-    {(void**)&d->pair, kp * cap * n},         {(void**)&d->pair_imp, 3 * kp * cap * f},
-    {(void**)&d->nshape, cap * n},            {(void**)&d->sc_shape, ks * cap * n},
-    {(void**)&d->sc_normal, 3 * ks * cap * f}, {(void**)&d->sc_depth, ks * cap * f},
-    {(void**)&d->sc_vel, 3 * ks * cap * f},   {(void**)&d->sc_imp, 3 * ks * cap * f},
-    {(void**)&d->sc_bias, ks * cap * f},
-    {(void**)&d->pair_ref, kp * cap * n},     {(void**)&d->pair_solved, cap * n},
-    {(void**)&d->pair_count, (cap + 1) * n},  {(void**)&d->pair_first, (cap + 1) * n},
-    {(void**)&d->cp_grain, pcap * n},         {(void**)&d->cp_partner, pcap * n},
-    {(void**)&d->cp_normal, 3 * pcap * f},    {(void**)&d->cp_target, pcap * f},
-    {(void**)&d->cp_bias_target, pcap * f},   {(void**)&d->cp_share, pcap * f},
-    {(void**)&d->cp_imp, 3 * pcap * f},       {(void**)&d->cp_bias, pcap * f},
     {&g->scan, g->scan_bytes},
-    {(void**)&d->npair_prev, cap * n},        {(void**)&d->pair_prev, kp * cap * n},
-    {(void**)&d->pair_imp_prev, 3 * kp * cap * f},
-    {(void**)&d->nshape_prev, cap * n},       {(void**)&d->sc_shape_prev, ks * cap * n},
-    {(void**)&d->sc_imp_prev, 3 * ks * cap * f},
     {(void**)&g->shapes, nshape * sizeof(grnShape)},
     {(void**)&g->wrench_part, nbody * GRN_CUDA_WRENCH_BLOCKS * 6 * sizeof(double)},
     {(void**)&g->out, g->out_bytes},
-    {(void**)&g->body_mob, 36 * nbody * f},   {(void**)&g->impulse, 6 * nbody * sizeof(double)},
-    {(void**)&d->body_dv, 6 * nbody * f},     {(void**)&d->body_nc, nbody * n},
-    // per-slot baumgarte impulses for one loop only (NULL otherwise)
-    {(void**)&d->pair_bias, s->params.one_loop ? kp * cap * f : 0},
+    {(void**)&g->body_mob, 36 * nbody * sizeof(float)},
+    {(void**)&g->impulse, 6 * nbody * sizeof(double)},
   };
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
-    if (arrays[i].ptr == (void**)&d->pair_bias && arrays[i].bytes == 0) continue;
-    size_t bytes = arrays[i].bytes ? arrays[i].bytes : 1;
-    cudaError_t err = cudaMalloc(arrays[i].ptr, bytes);
-    if (err != cudaSuccess) {
-      *arrays[i].ptr = NULL;
-      return cuda_fail(err);
-    }
-    g->bytes += bytes;
-    GRN_CUDA_TRY(cudaMemsetAsync(*arrays[i].ptr, 0, bytes, g->stream));
+    grnStatus st = cuda_alloc(g, arrays[i].ptr, arrays[i].bytes);
+    if (st != grnOK) return st;
   }
   // the flags after the wrench in out
   d->overflow = (int*)(g->out + 6 * nbody);
@@ -291,6 +273,7 @@ static grnStatus cuda_set_grains(grnSolver* s, int n, const float* pos, const fl
       GRN_CUDA_TRY(cudaMemsetAsync(g->d.vel, 0, bytes, g->stream));
     }
   }
+  if (n > 0) GRN_CUDA_TRY(cudaMemsetAsync(g->d.angvel, 0, bytes, g->stream));
   // a new configuration: no contacts to warm start from
   GRN_CUDA_TRY(cudaMemsetAsync(g->d.npair, 0, (size_t)g->d.cap * sizeof(int), g->stream));
   GRN_CUDA_TRY(cudaMemsetAsync(g->d.nshape, 0, (size_t)g->d.cap * sizeof(int), g->stream));
@@ -300,56 +283,22 @@ static grnStatus cuda_set_grains(grnSolver* s, int n, const float* pos, const fl
   return grnOK;
 }
 
-// the contact arrays and their places in a contact-state buffer
-typedef struct grnCudaContactArray_ { void* dev; size_t offset, bytes; } grnCudaContactArray;
-
-static void cuda_contact_arrays(const grnData* d, grnCudaContactArray a[6]) {
-  grnContactLayout l = grn_contact_layout(d->cap);
-  size_t cap = (size_t)d->cap, kp = GRN_MAX_PAIRS, ks = GRN_MAX_SHAPE_CONTACTS;
-  a[0] = (grnCudaContactArray){d->npair, l.npair, cap * sizeof(int)};
-  a[1] = (grnCudaContactArray){d->nshape, l.nshape, cap * sizeof(int)};
-  a[2] = (grnCudaContactArray){d->pair, l.pair, kp * cap * sizeof(int)};
-  a[3] = (grnCudaContactArray){d->sc_shape, l.sc_shape, ks * cap * sizeof(int)};
-  a[4] = (grnCudaContactArray){d->pair_imp, l.pair_imp, 3 * kp * cap * sizeof(float)};
-  a[5] = (grnCudaContactArray){d->sc_imp, l.sc_imp, 3 * ks * cap * sizeof(float)};
-}
-
-static grnStatus cuda_get_contacts(const grnSolver* s, void* buf) {
-  const grnCuda* g = (const grnCuda*)s->impl;
-  grnCudaContactArray a[6];
-  cuda_contact_arrays(&g->d, a);
-  GRN_CUDA_TRY(cudaSetDevice(g->device));
-  for (int i = 0; i < 6; i++) {
-    GRN_CUDA_TRY(cudaMemcpyAsync((char*)buf + a[i].offset, a[i].dev, a[i].bytes,
-                                 cudaMemcpyDeviceToHost, g->stream));
-  }
-  GRN_CUDA_TRY(cudaStreamSynchronize(g->stream));
-  return grnOK;
-}
-
-static grnStatus cuda_set_contacts(grnSolver* s, const void* buf) {
+static grnStatus cuda_write(grnSolver* s, const grnArrayDesc* a, size_t first, const void* host,
+                            size_t bytes) {
   grnCuda* g = (grnCuda*)s->impl;
-  grnCudaContactArray a[6];
-  cuda_contact_arrays(&g->d, a);
   GRN_CUDA_TRY(cudaSetDevice(g->device));
-  for (int i = 0; i < 6; i++) {
-    GRN_CUDA_TRY(cudaMemcpyAsync(a[i].dev, (const char*)buf + a[i].offset, a[i].bytes,
-                                 cudaMemcpyHostToDevice, g->stream));
-  }
+  char* dev = (char*)*grn_array_field(&g->d, a) + first;
+  GRN_CUDA_TRY(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, g->stream));
   GRN_CUDA_TRY(cudaStreamSynchronize(g->stream));
   return grnOK;
 }
 
-static grnStatus cuda_get_grains(const grnSolver* s, float* pos, float* vel) {
-  const grnCuda* g = (const grnCuda*)s->impl;
-  size_t bytes = 3 * (size_t)g->d.n * sizeof(float);
+static grnStatus cuda_read(const grnSolver* s, const grnArrayDesc* a, size_t first, void* host,
+                           size_t bytes) {
+  grnCuda* g = (grnCuda*)s->impl;
   GRN_CUDA_TRY(cudaSetDevice(g->device));
-  if (bytes && pos) {
-    GRN_CUDA_TRY(cudaMemcpyAsync(pos, g->d.pos, bytes, cudaMemcpyDeviceToHost, g->stream));
-  }
-  if (bytes && vel) {
-    GRN_CUDA_TRY(cudaMemcpyAsync(vel, g->d.vel, bytes, cudaMemcpyDeviceToHost, g->stream));
-  }
+  const char* dev = (const char*)*grn_array_field(&g->d, a) + first;
+  GRN_CUDA_TRY(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, g->stream));
   GRN_CUDA_TRY(cudaStreamSynchronize(g->stream));
   return grnOK;
 }
@@ -521,8 +470,9 @@ static grnStatus cuda_find_pairs(grnSolver* s, int* pairs, int max, int* npairs)
   h.cell = (int*)malloc(3 * (size_t)n * sizeof(int));
   h.head = (int*)malloc((size_t)d->hash_size * sizeof(int));
   h.next = (int*)malloc((size_t)n * sizeof(int));
+  h.rad = (float*)malloc((size_t)n * sizeof(float));
   grnStatus st = grnOK;
-  if (!h.pos || !h.cell || !h.head || !h.next) st = grnERR_MEMORY;
+  if (!h.pos || !h.cell || !h.head || !h.next || !h.rad) st = grnERR_MEMORY;
   cudaError_t err = cudaSuccess;
   if (st == grnOK) {
     err = cudaMemcpyAsync(h.pos, d->pos, 3 * (size_t)n * sizeof(float), cudaMemcpyDeviceToHost,
@@ -539,6 +489,10 @@ static grnStatus cuda_find_pairs(grnSolver* s, int* pairs, int max, int* npairs)
       err = cudaMemcpyAsync(h.next, d->next, (size_t)n * sizeof(int), cudaMemcpyDeviceToHost,
                             g->stream);
     }
+    if (err == cudaSuccess) {
+      err = cudaMemcpyAsync(h.rad, d->rad, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost,
+                            g->stream);
+    }
     if (err == cudaSuccess) err = cudaStreamSynchronize(g->stream);
     if (err != cudaSuccess) st = cuda_fail(err);
   }
@@ -549,6 +503,7 @@ static grnStatus cuda_find_pairs(grnSolver* s, int* pairs, int max, int* npairs)
   free(h.cell);
   free(h.head);
   free(h.next);
+  free(h.rad);
   return st;
 }
 
@@ -559,8 +514,7 @@ static size_t cuda_memory_bytes(const grnSolver* s) {
 }
 
 static const grnBackendOps grn_cuda_ops = {
-  cuda_create, cuda_destroy, cuda_set_grains, cuda_get_grains, cuda_get_contacts,
-  cuda_set_contacts, cuda_add_grid,
+  cuda_create, cuda_destroy, cuda_set_grains, cuda_write, cuda_read, cuda_add_grid,
   cuda_substep, cuda_find_pairs, cuda_memory_bytes,
 };
 

@@ -1,9 +1,11 @@
 // cpu cost of moving the grains between plugin_state and the solver, per mj_step, against the
 // cost of a whole step. What the plugin's advance does each step (plugin/transfer.c, compiled in):
-//   upload:   plugin_state (mjtNum) -> float staging, grn_set_grains, grn_set_contacts
-//   download: grn_get_grains, grn_get_wrenches, grn_get_contacts, float -> plugin_state
+//   upload:   plugin_state (mjtNum) -> float staging, grn_set_grains, grn_set_angvel,
+//             grn_set_contacts
+//   download: grn_get_grains, grn_get_angvel, grn_get_wrenches, grn_get_contacts, float ->
+//             plugin_state
 //   step:     upload, grn_set_shapes, grn_advance over the substeps, download
-// each transfer item (and its parts: the conversions and the solver calls, timed alone) `reps`
+// each transfer item (and its parts: the solver calls, timed alone) `reps`
 // times and the whole step `steps` times, on a resting bed with its contacts, items interleaved;
 // the fastest and the median call of each (on a loaded machine the fastest is the least
 // disturbed).
@@ -56,49 +58,42 @@ typedef struct Bench_ {
   grnSolver* solver;
   mjtNum* state;              // one instance's plugin_state block
   int cap, n, substeps;
-  float *pos, *vel;           // staging (cap x 3)
+  float* stage;               // staging (cap x MJG_STAGE_PER_GRAIN): positions, velocities, ...
+  float *pos, *vel;           // its positions and velocities (cap x 3 each)
   double* wrench;             // staging (NBODY x 6)
   grnShape walls[BENCH_NWALL];
 } Bench;
 
 typedef enum Item_ {
-  UPLOAD = 0, NARROW, SET_GRAINS, SET_CONTACTS, DOWNLOAD, GET_GRAINS, GET_CONTACTS, WIDEN, STEP,
-  NITEM
+  UPLOAD = 0, SET_GRAINS, SET_CONTACTS, DOWNLOAD, GET_GRAINS, GET_CONTACTS, STEP, NITEM
 } Item;
 
 static const char* kNames[NITEM] = {
-  "upload", "  mjtNum -> float", "  grn_set_grains", "  grn_set_contacts", "download",
-  "  grn_get_grains", "  grn_get_contacts", "  float -> mjtNum", "whole step"};
+  "upload", "  grn_set_grains", "  grn_set_contacts", "download", "  grn_get_grains",
+  "  grn_get_contacts", "whole step"};
 
 // one call of an item; its status
 static grnStatus run(Bench* b, Item item) {
   grnStatus st = grnOK;
   switch (item) {
     case UPLOAD:
-      return mjg_transfer_upload(b->solver, b->state, b->cap, NBODY, b->n, b->pos, b->vel);
-    case NARROW:
-      mjg_transfer_narrow(b->state, b->cap, b->n, b->pos, b->vel);
-      return grnOK;
-    case WIDEN:
-      mjg_transfer_widen(b->pos, b->vel, b->n, b->state, b->cap);
-      return grnOK;
+      return mjg_transfer_upload(b->solver, b->state, b->cap, NBODY, b->n, b->stage);
     case SET_GRAINS:
       return grn_set_grains(b->solver, b->n, b->pos, b->vel);
     case SET_CONTACTS:
       return grn_set_contacts(b->solver, mjg_state_contacts(b->state, b->cap, NBODY));
     case DOWNLOAD:
-      return mjg_transfer_download(b->solver, b->state, b->cap, NBODY, b->pos, b->vel, b->wrench);
+      return mjg_transfer_download(b->solver, b->state, b->cap, NBODY, b->stage, b->wrench);
     case GET_GRAINS:
       return grn_get_grains(b->solver, b->pos, b->vel);
     case GET_CONTACTS:
       return grn_get_contacts(b->solver, mjg_state_contacts(b->state, b->cap, NBODY));
     case STEP:
-      st = mjg_transfer_upload(b->solver, b->state, b->cap, NBODY, b->n, b->pos, b->vel);
+      st = mjg_transfer_upload(b->solver, b->state, b->cap, NBODY, b->n, b->stage);
       if (st == grnOK) st = grn_set_shapes(b->solver, BENCH_NWALL, b->walls);
       if (st == grnOK) st = grn_advance(b->solver, b->substeps);
       if (st == grnOK) {
-        st = mjg_transfer_download(b->solver, b->state, b->cap, NBODY, b->pos, b->vel,
-                                   b->wrench);
+        st = mjg_transfer_download(b->solver, b->state, b->cap, NBODY, b->stage, b->wrench);
       }
       return st;
     case NITEM:
@@ -132,10 +127,11 @@ int main(int argc, char** argv) {
 
   // a resting bed, its contacts made by a few steps, in the state
   b.state = calloc(state_size, sizeof(mjtNum));
-  b.pos = malloc(3 * (size_t)b.cap * sizeof(float));
-  b.vel = malloc(3 * (size_t)b.cap * sizeof(float));
+  b.stage = malloc(MJG_STAGE_PER_GRAIN * (size_t)b.cap * sizeof(float));
   b.wrench = calloc(6 * NBODY, sizeof(double));
-  if (!b.state || !b.pos || !b.vel || !b.wrench) return 1;
+  if (!b.state || !b.stage || !b.wrench) return 1;
+  b.pos = b.stage;
+  b.vel = b.stage + 3 * (size_t)b.cap;
   if (bench_settled_bed(&p, b.n, o.settle, 1, b.pos, b.vel)) return 1;
   bench_container(b.n, p.radius, p.friction, b.walls);
   grnStatus st = grn_create(&p, grnBACKEND_CPU, &b.solver);
@@ -144,7 +140,7 @@ int main(int argc, char** argv) {
   if (st == grnOK) st = grn_advance(b.solver, b.substeps);
   b.state[MJG_STATE_COUNT] = b.n;
   if (st == grnOK) {
-    st = mjg_transfer_download(b.solver, b.state, b.cap, NBODY, b.pos, b.vel, b.wrench);
+    st = mjg_transfer_download(b.solver, b.state, b.cap, NBODY, b.stage, b.wrench);
   }
   if (st != grnOK) {
     fprintf(stderr, "bench_state: %s\n", grn_status_string(st));
@@ -186,6 +182,6 @@ int main(int argc, char** argv) {
          o.steps);
   bench_print_load("after", omp_get_num_procs());
   grn_destroy(b.solver);
-  free(b.state), free(b.pos), free(b.vel), free(b.wrench);
+  free(b.state), free(b.stage), free(b.wrench);
   return 0;
 }

@@ -69,17 +69,26 @@ inline std::vector<grnShape> Container(const float c[3], const float h[3], float
   return walls;
 }
 
-// grain positions and velocities read back from a solver
+// grain positions, velocities and angular velocities read back from a solver
 struct Grains {
-  std::vector<float> pos, vel;
+  std::vector<float> pos, vel, angvel;
 };
 
 inline Grains Read(const grnSolver* s) {
   Grains g;
   g.pos.resize(3 * (size_t)grn_count(s));
   g.vel.resize(3 * (size_t)grn_count(s));
+  g.angvel.resize(3 * (size_t)grn_count(s));
   EXPECT_EQ(grn_get_grains(s, g.pos.data(), g.vel.data()), grnOK);
+  EXPECT_EQ(grn_get_angvel(s, g.angvel.data()), grnOK);
   return g;
+}
+
+// grains read by Read put into a solver (the contact state cleared, as grn_set_grains does)
+inline void Write(grnSolver* s, const Grains& g) {
+  int n = (int)(g.pos.size() / 3);
+  ASSERT_EQ(grn_set_grains(s, n, g.pos.data(), g.vel.data()), grnOK);
+  ASSERT_EQ(grn_set_angvel(s, g.angvel.data()), grnOK);
 }
 
 // largest speed among the grains

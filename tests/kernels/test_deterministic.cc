@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "granular.h"
-#include "grn_solver.h"  // grn_contact_layout
+#include "grn_solver.h"  // grn_contact_offset
 #include "grn_test_util.h"
 
 namespace {
@@ -57,19 +57,16 @@ SolverPtr Bed(int deterministic) {
 // a solver's contact state as bytes, and views of its arrays
 struct Contacts {
   std::vector<char> bytes;
-  grnContactLayout l;
   int cap;
-  int* npair() { return (int*)(bytes.data() + l.npair); }
-  int* pair(int k, int i) { return (int*)(bytes.data() + l.pair) + (size_t)k * cap + i; }
-  float* imp(int k, int i) {
-    return (float*)(bytes.data() + l.pair_imp) + 3 * ((size_t)k * cap + i);
-  }
+  char* at(int a) { return bytes.data() + grn_contact_offset(a, cap); }
+  int* npair() { return (int*)at(grnCONTACT_npair); }
+  int* pair(int k, int i) { return (int*)at(grnCONTACT_pair) + (size_t)k * cap + i; }
+  float* imp(int k, int i) { return (float*)at(grnCONTACT_pair_imp) + 3 * ((size_t)k * cap + i); }
 };
 
 Contacts Get(const grnSolver* s) {
   Contacts c;
   c.cap = grn_params(s)->capacity;
-  c.l = grn_contact_layout(c.cap);
   c.bytes.resize(grn_contact_state_bytes(c.cap));
   EXPECT_EQ(grn_get_contacts(s, c.bytes.data()), grnOK);
   return c;
@@ -217,7 +214,7 @@ TEST(Deterministic, ConvertedContactsContinueBitForBit) {
   const float c0[3] = {0, 0, 0.1f}, h[3] = {0.04f, 0.04f, 0.1f};
   std::vector<grnShape> walls = grn_test::Container(c0, h, 0.5f);
   ASSERT_EQ(grn_set_shapes(b.get(), (int)walls.size(), walls.data()), grnOK);
-  ASSERT_EQ(grn_set_grains(b.get(), n, g.pos.data(), g.vel.data()), grnOK);
+  grn_test::Write(b.get(), g);
   ASSERT_EQ(grn_set_contacts(b.get(), wide.data()), grnOK);
 
   // both continue alike, bit for bit (the warm start is part of it: without it they differ)
@@ -225,10 +222,11 @@ TEST(Deterministic, ConvertedContactsContinueBitForBit) {
   ASSERT_EQ(grn_advance(b.get(), 5), grnOK);
   EXPECT_EQ(Read(a.get()).pos, Read(b.get()).pos);
   EXPECT_EQ(Read(a.get()).vel, Read(b.get()).vel);
+  EXPECT_EQ(Read(a.get()).angvel, Read(b.get()).angvel);
   SolverPtr cold = MakeSolver(p);
   ASSERT_TRUE(cold);
   ASSERT_EQ(grn_set_shapes(cold.get(), (int)walls.size(), walls.data()), grnOK);
-  ASSERT_EQ(grn_set_grains(cold.get(), n, g.pos.data(), g.vel.data()), grnOK);
+  grn_test::Write(cold.get(), g);
   ASSERT_EQ(grn_advance(cold.get(), 5), grnOK);
   EXPECT_NE(Read(a.get()).vel, Read(cold.get()).vel);
 

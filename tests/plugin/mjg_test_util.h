@@ -15,11 +15,14 @@
 
 namespace mjg_test {
 
-// state layout (plugin/state.h): header of 4, positions, velocities, wrenches
+// state layout (plugin/state.h): header of 4, positions, velocities, angular velocities,
+// wrenches, contact state
 constexpr int kHeader = 4;
+// mjtNums per grain of positions, velocities and angular velocities (3 each)
+constexpr int kGrainNums = 9;
 // mjtNums of contact state per grain: counts (2 int32), 16 grain + 4 shape contact slots with an
-// int32 partner and a float32 impulse (x, y, z) each: 328 bytes
-constexpr int kContactPerGrain = 41;
+// int32 partner, a float32 impulse and a float32 angular impulse (x, y, z) each: 568 bytes
+constexpr int kContactPerGrain = 71;
 
 // load the plugin library once per process
 inline void LoadPlugin() {
@@ -93,13 +96,14 @@ struct Grains {
   int n() const { return static_cast<int>(state[0]); }
   mjtNum* pos(int i) const { return state + kHeader + 3 * i; }
   mjtNum* vel(int i) const { return state + kHeader + 3 * cap + 3 * i; }
-  mjtNum* wrench(int body) const { return state + kHeader + 6 * cap + 6 * body; }
+  mjtNum* angvel(int i) const { return state + kHeader + 6 * cap + 3 * i; }
+  mjtNum* wrench(int body) const { return state + kHeader + kGrainNums * cap + 6 * body; }
 };
 
 // the grains of instance 0; capacity from the state size
 inline Grains GrainsOf(const mjModel* m, mjData* d) {
   int size = m->plugin_statenum[0];
-  int cap = (size - kHeader - 6 * m->nbody) / (6 + kContactPerGrain);
+  int cap = (size - kHeader - 6 * m->nbody) / (kGrainNums + kContactPerGrain);
   return Grains{d->plugin_state + m->plugin_stateadr[0], cap};
 }
 

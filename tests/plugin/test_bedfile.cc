@@ -28,12 +28,12 @@ constexpr int kMaxPairs = 16, kMaxShape = 4;  // the solver's contact slots per 
 
 // a bed file's content, as the format describes it
 struct BedFile {
-  uint32_t version = 1;
+  uint32_t version = 2;
   uint32_t flags = 0;
   int32_t n = 0;
   double radius = 0.004;
-  std::vector<float> pos, vel;    // (n x 3)
-  std::vector<char> contacts;     // layout for capacity n, when flags & 1
+  std::vector<float> pos, vel, angvel;  // (n x 3); angvel from version 2 on
+  std::vector<char> contacts;           // layout for capacity n, when flags & 1
 };
 
 template <typename T>
@@ -53,6 +53,7 @@ std::vector<char> Encode(const BedFile& f) {
   Put(&out, f.radius);
   for (float v : f.pos) Put(&out, v);
   for (float v : f.vel) Put(&out, v);
+  for (float v : f.angvel) Put(&out, v);
   out.insert(out.end(), f.contacts.begin(), f.contacts.end());
   return out;
 }
@@ -69,14 +70,16 @@ std::string WriteFile(const std::string& name, const std::vector<char>& bytes) {
 }
 
 // the contact state of the first n grains of a plugin_state block of capacity cap, relaid for
-// capacity n: every array is slot-major, slot k of grain i at k cap + i
-std::vector<char> ContactsForN(const char* block, int cap, int n) {
+// capacity n: every array is slot-major, slot k of grain i at k cap + i. version 1 files end
+// after the sixth array (no angular impulses)
+std::vector<char> ContactsForN(const char* block, int cap, int n, int version) {
   struct Array { int slots, width; };  // slots per grain, 4-byte numbers per slot
   const Array arrays[] = {{1, 1}, {1, 1}, {kMaxPairs, 1}, {kMaxShape, 1}, {kMaxPairs, 3},
-                          {kMaxShape, 3}};
+                          {kMaxShape, 3}, {kMaxPairs, 3}, {kMaxShape, 3}};
   std::vector<char> out;
   size_t offset = 0;
-  for (const Array& a : arrays) {
+  for (int i = 0; i < (version == 1 ? 6 : 8); i++) {
+    const Array& a = arrays[i];
     for (int k = 0; k < a.slots; k++) {
       const char* src = block + offset + 4 * a.width * ((size_t)k * cap);
       out.insert(out.end(), src, src + 4 * a.width * (size_t)n);
@@ -86,21 +89,24 @@ std::vector<char> ContactsForN(const char* block, int cap, int n) {
   return out;
 }
 
-// a file of the grains (and contacts) in d's state
-BedFile Save(const mjModel* m, mjData* d, bool contacts) {
+// a file of the grains (and contacts) in d's state, in format version 2 or 1 (no spins)
+BedFile Save(const mjModel* m, mjData* d, bool contacts, int version = 2) {
   auto g = GrainsOf(m, d);
   BedFile f;
+  f.version = version;
   f.n = g.n();
   for (int i = 0; i < f.n; i++) {
     for (int a = 0; a < 3; a++) {
       f.pos.push_back((float)g.pos(i)[a]);
       f.vel.push_back((float)g.vel(i)[a]);
+      if (version > 1) f.angvel.push_back((float)g.angvel(i)[a]);
     }
   }
   if (contacts) {
     f.flags = 1;
-    const char* block = (const char*)(g.state + mjg_test::kHeader + 6 * g.cap + 6 * m->nbody);
-    f.contacts = ContactsForN(block, g.cap, f.n);
+    const char* block = (const char*)(g.state + mjg_test::kHeader + mjg_test::kGrainNums * g.cap +
+                                      6 * m->nbody);
+    f.contacts = ContactsForN(block, g.cap, f.n, version);
   }
   return f;
 }
@@ -151,7 +157,7 @@ TEST(BedFile, LoadsTheSavedBedExactlyAndContinuesAsTheSavedRun) {
   EXPECT_GT(speed, 0.0) << "velocities are part of the check";
   // the whole state but the wrenches of the step before: the same contact state too
   auto sa = StateCopy(saved.get(), a.get()), sb = StateCopy(m.get(), b.get());
-  for (int i = 0; i < 6 * saved->nbody; i++) sa[mjg_test::kHeader + 6 * ga.cap + i] = 0;
+  for (int i = 0; i < 6 * saved->nbody; i++) sa[mjg_test::kHeader + mjg_test::kGrainNums * ga.cap + i] = 0;
   EXPECT_EQ(sb, sa);
 
   // the saved run and the loaded bed step alike, bit for bit
@@ -163,6 +169,40 @@ TEST(BedFile, LoadsTheSavedBedExactlyAndContinuesAsTheSavedRun) {
   // and a reset gives the file's bed again
   mj_resetData(m.get(), b.get());
   EXPECT_EQ(StateCopy(m.get(), b.get()), sb);
+}
+
+// a version 1 file (saved before grains rotated) loads at zero spin, its contacts with no
+// angular impulses
+TEST(BedFile, VersionOneLoadsAtZeroSpin) {
+  auto saved = SavedRun();
+  ASSERT_TRUE(saved);
+  DataPtr a(mj_makeData(saved.get()));
+  for (int k = 0; k < 10; k++) mj_step(saved.get(), a.get());
+  BedFile v1 = Save(saved.get(), a.get(), true, 1), v2 = Save(saved.get(), a.get(), true);
+  std::string error;
+  auto m = LoadXml(BedXml(WriteFile("v1", Encode(v1))), &error);
+  ASSERT_TRUE(m) << error;
+  DataPtr b(mj_makeData(m.get()));
+  auto g = GrainsOf(m.get(), b.get());
+  ASSERT_EQ(g.n(), v1.n);
+  double spin = 0, saved_spin = 0;
+  for (int i = 0; i < v1.n; i++) {
+    for (int x = 0; x < 3; x++) {
+      ASSERT_EQ(g.pos(i)[x], v1.pos[3 * i + x]);
+      spin = std::fmax(spin, std::fabs(g.angvel(i)[x]));
+      saved_spin = std::fmax(saved_spin, std::fabs(v2.angvel[3 * i + x]));
+    }
+  }
+  EXPECT_EQ(spin, 0.0);
+  EXPECT_GT(saved_spin, 0.0);  // the saved run did spin its grains: version 1 dropped that
+  // the grain contacts and their impulses came through: the run goes on from them
+  const int32_t* npair = (const int32_t*)(g.state + mjg_test::kHeader +
+                                          mjg_test::kGrainNums * g.cap + 6 * m->nbody);
+  int contacts = 0;
+  for (int i = 0; i < g.n(); i++) contacts += npair[i];
+  EXPECT_GT(contacts, g.n());
+  for (int k = 0; k < 10; k++) mj_step(m.get(), b.get());
+  EXPECT_EQ(b->warning[mjWARN_BADQACC].number, 0);
 }
 
 TEST(BedFile, WithoutContactsAndWithRoomToSpare) {
@@ -182,7 +222,8 @@ TEST(BedFile, WithoutContactsAndWithRoomToSpare) {
     for (int x = 0; x < 3; x++) ASSERT_EQ(g.pos(i)[x], f.pos[3 * i + x]);
   }
   // no contact state in the file: none in the state
-  const mjtNum* contacts = g.state + mjg_test::kHeader + 6 * g.cap + 6 * m->nbody;
+  const mjtNum* contacts =
+      g.state + mjg_test::kHeader + mjg_test::kGrainNums * g.cap + 6 * m->nbody;
   for (int i = 0; i < mjg_test::kContactPerGrain * g.cap; i++) ASSERT_EQ(contacts[i], 0.0);
 }
 
@@ -206,6 +247,7 @@ TEST(BedFile, BadFilesAreRefusedNamingTheKeyAndTheCause) {
   good.n = 2;
   good.pos = {0, 0, 0.01f, 0.02f, 0, 0.01f};
   good.vel = {0, 0, 0, 0, 0, 0};
+  good.angvel = {0, 0, 0, 0, 0, 0};
   std::vector<char> bytes = Encode(good);
   {
     std::string error;
@@ -235,9 +277,9 @@ TEST(BedFile, BadFilesAreRefusedNamingTheKeyAndTheCause) {
   std::vector<char> magic = bytes;
   magic[0] = 'X';
   EXPECT_NE(Refused("magic", magic).find("not a bed file"), std::string::npos);
-  BedFile v2 = good;
-  v2.version = 2;
-  EXPECT_NE(Refused("version", Encode(v2)).find("format version 2"), std::string::npos);
+  BedFile v3 = good;
+  v3.version = 3;
+  EXPECT_NE(Refused("version", Encode(v3)).find("format version 3"), std::string::npos);
   BedFile negative = good;
   negative.n = -3;
   EXPECT_NE(Refused("negative", Encode(negative)).find("negative grain count"),
@@ -249,7 +291,7 @@ TEST(BedFile, BadFilesAreRefusedNamingTheKeyAndTheCause) {
   // contact states: too many contacts for the slots, a partner that is not a grain
   BedFile with = good;
   with.flags = 1;
-  with.contacts.assign(328 * 2, 0);
+  with.contacts.assign(568 * 2, 0);
   int32_t npair = 1, partner = 5;
   std::memcpy(with.contacts.data(), &npair, 4);                 // grain 0 has one contact,
   std::memcpy(with.contacts.data() + 4 * 4, &partner, 4);       // slot 0: grain 5 (pair, k 0)

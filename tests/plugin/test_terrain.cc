@@ -35,13 +35,13 @@ TEST(Terrain, LoadsFromMjcfString) {
   DataPtr d(mj_makeData(m.get()));
   ASSERT_TRUE(d);
   auto g = GrainsOf(m.get(), d.get());
-  // the default count is exactly the fill box's bed, the state is header + 6 cap + 6 nbody plus
+  // the default count is exactly the fill box's bed, the state is header + 9 cap + 6 nbody plus
   // the contact state
   EXPECT_GT(g.n(), 100);
   EXPECT_EQ(g.n(), g.cap);
-  EXPECT_EQ(m->plugin_statenum[0],
-            mjg_test::kHeader + 6 * g.cap + 6 * m->nbody + mjg_test::kContactPerGrain * g.cap);
-  EXPECT_EQ(g.state[2], 2);  // layout version
+  EXPECT_EQ(m->plugin_statenum[0], mjg_test::kHeader + mjg_test::kGrainNums * g.cap +
+                                       6 * m->nbody + mjg_test::kContactPerGrain * g.cap);
+  EXPECT_EQ(g.state[2], 3);  // layout version
 }
 
 TEST(Terrain, StepMakesGrainsFallOntoTheFloor) {
