@@ -65,6 +65,7 @@ def constructed_state(env, grains):
   g.state[0] = len(grains)
   g.positions[:] = grains
   g.velocities[:] = 0
+  g.angular_velocities[:] = 0
   g.contacts[:] = 0
 
 
