@@ -22,7 +22,6 @@ using grn_test::Read;
 using grn_test::SolverPtr;
 
 constexpr double kG = 9.81;
-constexpr double kPi = 3.14159265358979323846;
 
 // default params for a few grains
 grnParams SmallParams(int capacity) {
