@@ -16,9 +16,10 @@ int mjg_bed_alloc(mjgBed* bed, int cap, int contacts) {
   bed->pos = (mjtNum*)calloc(3 * c, sizeof(mjtNum));
   bed->vel = (mjtNum*)calloc(3 * c, sizeof(mjtNum));
   bed->angvel = (mjtNum*)calloc(3 * c, sizeof(mjtNum));
+  bed->radius = (mjtNum*)calloc(c, sizeof(mjtNum));
   size_t nc = (size_t)mjg_state_contact_size(cap);
   if (contacts) bed->contacts = (mjtNum*)calloc(nc ? nc : 1, sizeof(mjtNum));
-  if (!bed->pos || !bed->vel || !bed->angvel || (contacts && !bed->contacts)) {
+  if (!bed->pos || !bed->vel || !bed->angvel || !bed->radius || (contacts && !bed->contacts)) {
     mjg_bed_free(bed);
     return -1;
   }
@@ -30,6 +31,7 @@ void mjg_bed_free(mjgBed* bed) {
   free(bed->pos);
   free(bed->vel);
   free(bed->angvel);
+  free(bed->radius);
   free(bed->contacts);
   memset(bed, 0, sizeof(*bed));
 }
@@ -43,6 +45,7 @@ void mjg_bed_write(const mjgBed* bed, int nbody, mjtNum* state) {
   memcpy(mjg_state_pos(state, cap), bed->pos, 3 * (size_t)bed->n * sizeof(mjtNum));
   memcpy(mjg_state_vel(state, cap), bed->vel, 3 * (size_t)bed->n * sizeof(mjtNum));
   memcpy(mjg_state_angvel(state, cap), bed->angvel, 3 * (size_t)bed->n * sizeof(mjtNum));
+  memcpy(mjg_state_radius(state, cap), bed->radius, (size_t)bed->n * sizeof(mjtNum));
   if (bed->contacts) {
     memcpy(mjg_state_contacts(state, cap, nbody), bed->contacts,
            mjg_state_contact_size(cap) * sizeof(mjtNum));
@@ -77,8 +80,9 @@ long long mjg_bed_count(const double fill[6], double radius, double spacing_radi
   return total;
 }
 
-int mjg_bed_make(const mjgConfig* cfg, mjtNum* pos, mjtNum* vel) {
+int mjg_bed_make(const mjgConfig* cfg, mjgBed* bed) {
   if (!cfg->has_fill) return 0;
+  mjtNum* pos = bed->pos;
   int dims[3];
   long long n = mjg_bed_count(cfg->fill, cfg->radius, cfg->spacing, dims);
   if (n <= 0 || n > cfg->count) return 0;
@@ -112,6 +116,17 @@ int mjg_bed_make(const mjgConfig* cfg, mjtNum* pos, mjtNum* vel) {
       }
     }
   }
-  if (vel) memset(vel, 0, 3 * (size_t)n * sizeof(mjtNum));
+  memset(bed->vel, 0, 3 * (size_t)n * sizeof(mjtNum));
+  memset(bed->angvel, 0, 3 * (size_t)n * sizeof(mjtNum));
+
+  // radii from a stream of their own (a bed of one size is the same as before sizes could mix),
+  // rounded to float as the state holds them
+  uint64_t rng_r = (uint64_t)cfg->seed * 0x9E3779B97F4A7C15ull + 7;
+  for (long long i = 0; i < n; i++) {
+    double u = 0.5 * (uniform_pm1(&rng_r) + 1);
+    bed->radius[i] = cfg->radius_min < cfg->radius
+                         ? (float)(cfg->radius_min + u * (cfg->radius - cfg->radius_min))
+                         : (float)cfg->radius;
+  }
   return (int)n;
 }

@@ -14,6 +14,7 @@ typedef struct mjgBed_ {
   mjtNum* pos;              // positions, world frame [m]                           (cap x 3)
   mjtNum* vel;              // velocities, world frame [m/s]                        (cap x 3)
   mjtNum* angvel;           // angular velocities, world frame [rad/s]              (cap x 3)
+  mjtNum* radius;           // radii [m]                                            (cap)
   mjtNum* contacts;         // contact state as in plugin_state; NULL: none    (state.h, cap)
 } mjgBed;
 
@@ -32,8 +33,9 @@ void mjg_bed_write(const mjgBed* bed, int nbody, mjtNum* state);
 // size along each axis goes to dims when not NULL. 0 when not even one grain fits.
 long long mjg_bed_count(const double fill[6], double radius, double spacing, int dims[3]);
 
-// Write the initial bed of cfg: positions (n x 3) and zero velocities (n x 3); returns n.
+// Write the initial bed of cfg into bed: positions, zero velocities and spins, and radii (each
+// cfg->radius, or with mixed sizes drawn uniformly in [radius_min, radius], seeded); returns n.
 // The same config always gives the same bed, bit for bit.
-int mjg_bed_make(const mjgConfig* cfg, mjtNum* pos, mjtNum* vel);
+int mjg_bed_make(const mjgConfig* cfg, mjgBed* bed);
 
 #endif  // MJGRANULAR_PLUGIN_BED_H_

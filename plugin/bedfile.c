@@ -44,8 +44,8 @@ static size_t contact_bytes(int version, int n) {
 
 // expected size in bytes of a file with this header
 static long long file_bytes(const mjgBedFileInfo* info) {
-  long long n = info->n, vectors = info->version == 1 ? 2 : 3;
-  return MJG_BEDFILE_HEADER + 12 * vectors * n +
+  long long n = info->n, grain_bytes = info->version == 1 ? 24 : 40;
+  return MJG_BEDFILE_HEADER + grain_bytes * n +
          (info->has_contacts ? (long long)contact_bytes(info->version, info->n) : 0);
 }
 
@@ -125,6 +125,25 @@ static int read_vectors(FILE* f, int n, const char* what, mjtNum* out, char* why
   return 0;
 }
 
+// read n float32 radii into out; each must lie in (0, largest]; -1 with why
+static int read_radii(FILE* f, int n, double largest, mjtNum* out, char* why, int size) {
+  unsigned char b[4];
+  for (int i = 0; i < n; i++) {
+    if (fread(b, 4, 1, f) != 1) {
+      snprintf(why, size, "truncated while reading the radii");
+      return -1;
+    }
+    float r = lef32(b);
+    if (!(r > 0 && r <= largest)) {
+      snprintf(why, size, "the radius of grain %d, %g m, is not in (0, %g] (the header's radius)",
+               i, r, largest);
+      return -1;
+    }
+    out[i] = r;
+  }
+  return 0;
+}
+
 // read the contact state of n grains (layout for capacity n, of a file of this version) into out,
 // laid out for capacity cap; the arrays a version 1 file lacks stay zero
 static int read_contacts(FILE* f, int version, int n, int cap, mjtNum* out, char* why,
@@ -176,7 +195,8 @@ int mjg_bedfile_read(const char* path, int cap, double radius, mjgBed* bed, char
     fail = read_vectors(f, info.n, "position", bed->pos, why, size) ||
            read_vectors(f, info.n, "velocity", bed->vel, why, size) ||
            (info.version > 1 &&
-            read_vectors(f, info.n, "angular velocity", bed->angvel, why, size)) ||
+            (read_vectors(f, info.n, "angular velocity", bed->angvel, why, size) ||
+             read_radii(f, info.n, (float)info.radius, bed->radius, why, size))) ||
            (info.has_contacts &&
             read_contacts(f, info.version, info.n, cap, bed->contacts, why, size));
   }
@@ -185,6 +205,8 @@ int mjg_bedfile_read(const char* path, int cap, double radius, mjgBed* bed, char
     mjg_bed_free(bed);
     return -1;
   }
+  // a version 1 bed: one size, the header's
+  for (int i = 0; info.version == 1 && i < info.n; i++) bed->radius[i] = (float)info.radius;
   bed->n = info.n;
   return 0;
 }

@@ -7,18 +7,20 @@
 //   12           4        uint32 flags: bit 0 set when a contact state follows the grains
 //   16           4        int32 grain count n >= 0
 //   20           4        uint32 reserved, 0
-//   24           8        float64 grain radius [m]
+//   24           8        float64 grain radius [m]: the largest
 //   32           12 n     float32 positions (n x 3), world frame [m]
 //   32 + 12 n    12 n     float32 velocities (n x 3), world frame [m/s]
 //   32 + 24 n    12 n     float32 angular velocities (n x 3), world frame [rad/s]
-//   32 + 36 n    568 n    contact state (flag bit 0): the solver's contact layout for capacity n,
+//   32 + 36 n    4 n      float32 radii (n) [m], each in (0, the header's radius]
+//   32 + 40 n    568 n    contact state (flag bit 0): the solver's contact layout for capacity n,
 //                         slot k of grain i at k n + i: int32 npair (n), nshape (n),
 //                         pair (16 x n), sc_shape (4 x n); float32 pair_imp (16 x n x 3),
 //                         sc_imp (4 x n x 3), pair_mom (16 x n x 3), sc_mom (4 x n x 3)
 //
-// The file ends there; a longer or shorter file is refused. Version 1 files (grains that did not
-// rotate) still load, at zero spin: no angular velocities, and a contact state of 328 n bytes
-// that ends after sc_imp (no angular impulses).
+// The file ends there; a longer or shorter file is refused. Version 1 files (grains of one size
+// that did not rotate) still load, at zero spin: no angular velocities or radii (every grain has
+// the header's radius), and a contact state of 328 n bytes that ends after sc_imp (no angular
+// impulses).
 #ifndef MJGRANULAR_PLUGIN_BEDFILE_H_
 #define MJGRANULAR_PLUGIN_BEDFILE_H_
 
@@ -42,7 +44,8 @@ int mjg_bedfile_info(const char* path, mjgBedFileInfo* info, char* why, int why_
 // Read the bed file at path into bed (allocated here for capacity cap, with a contact state when
 // the file has one; free with mjg_bed_free). Refused with -1 and the cause in why: anything
 // mjg_bedfile_info refuses, more grains than cap, a radius other than radius (relative 1e-6),
-// a non-finite position or velocity, a contact count beyond the slots.
+// a non-finite position or velocity, a radius not in (0, radius], a contact count beyond the
+// slots.
 int mjg_bedfile_read(const char* path, int cap, double radius, mjgBed* bed, char* why,
                      int why_size);
 

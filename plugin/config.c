@@ -26,6 +26,8 @@ typedef enum mjgKind_ {
   mjgCOLOR,                 // height | speed | fixed                            (mjgColor)
   mjgRANGE,                 // two finite numbers lo hi, hi > lo                 (double[2])
   mjgBOOL,                  // true | false                                      (int)
+  mjgRADII,                 // one radius r, or rmin rmax: radii drawn in that range
+                            //                            (double radius, radius_min after it)
 } mjgKind;
 
 typedef struct mjgAttr_ {
@@ -40,6 +42,8 @@ typedef struct mjgAttr_ {
 } mjgAttr;
 
 #define OFF(f) offsetof(mjgConfig, f)
+_Static_assert(offsetof(mjgConfig, radius_min) == offsetof(mjgConfig, radius) + sizeof(double),
+               "key radius writes radius and radius_min together");
 #define MJG_QUOTE_(x) #x
 #define MJG_QUOTE(x) MJG_QUOTE_(x)  // a number macro as its text
 
@@ -47,7 +51,7 @@ typedef struct mjgAttr_ {
 static const mjgAttr kAttr[] = {
   {"fill",       mjgBOX,     NULL,   "m",      0,    0,         0, OFF(fill),       OFF(has_fill)},
   {"count",      mjgINT,     NULL,   "",       1,    1 << 26,   0, OFF(count),      -1},
-  {"radius",     mjgREAL,    "0.005", "m",     0,    1e3,       1, OFF(radius),     -1},
+  {"radius",     mjgRADII,   "0.005", "m",     0,    1e3,       1, OFF(radius),     -1},
   {"density",    mjgREAL,    "2500", "kg/m^3", 0,    1e6,       1, OFF(density),    -1},
   {"friction",   mjgREAL,    "0.5",  "",       0,    1e3,       0, OFF(friction),   -1},
   {"rolling_friction", mjgREAL, MJG_QUOTE(GRN_DEFAULT_ROLLING), "", 0, 1e3, 0,
@@ -224,8 +228,10 @@ static int parse_attr(const mjgAttr* a, const char* value, mjgConfig* cfg, char*
         if (!strcmp(word, "height")) { *(mjgColor*)field = mjgCOLOR_HEIGHT; return 0; }
         if (!strcmp(word, "speed")) { *(mjgColor*)field = mjgCOLOR_SPEED; return 0; }
         if (!strcmp(word, "fixed")) { *(mjgColor*)field = mjgCOLOR_FIXED; return 0; }
+        if (!strcmp(word, "spin")) { *(mjgColor*)field = mjgCOLOR_SPIN; return 0; }
       }
-      return mjg_config_refuse(msg, size, a->name, value, "must be one of height, speed, fixed");
+      return mjg_config_refuse(msg, size, a->name, value,
+                               "must be one of height, speed, spin, fixed");
     }
     case mjgRANGE: {
       double* range = (double*)field;
@@ -233,6 +239,23 @@ static int parse_attr(const mjgAttr* a, const char* value, mjgConfig* cfg, char*
         snprintf(why, sizeof(why), "must be 2 numbers lo hi with hi > lo [%s]", a->unit);
         return mjg_config_refuse(msg, size, a->name, value, why);
       }
+      return 0;
+    }
+    case mjgRADII: {
+      // one number r (every grain r), or rmin rmax; stored as radius (the largest), radius_min
+      double r[2], *out = (double*)field;
+      snprintf(why, sizeof(why), "must be a radius, or 2 radii rmin rmax, each > 0 and <= %g, "
+               "rmax / rmin <= %d [m]", a->hi, MJG_MAX_SIZE_RATIO);
+      if (mjg_parse_reals(value, r, 1)) {
+        r[1] = r[0];
+      } else if (!mjg_parse_reals(value, r, 2)) {
+        return mjg_config_refuse(msg, size, a->name, value, why);
+      }
+      if (!(r[0] > 0 && r[1] >= r[0] && r[1] <= a->hi && r[1] <= MJG_MAX_SIZE_RATIO * r[0])) {
+        return mjg_config_refuse(msg, size, a->name, value, why);
+      }
+      out[0] = r[1];
+      out[1] = r[0];
       return 0;
     }
     case mjgBOOL: {

@@ -9,12 +9,14 @@
 
 #define MJG_PLUGIN_NAME "mjgranular.terrain"
 #define MJG_MSG_SIZE 512          // size of error message buffers
+#define MJG_MAX_SIZE_RATIO 4      // largest radius over smallest that key radius allows
 
 // how visualize colours the grains (key color)
 typedef enum mjgColor_ {
   mjgCOLOR_HEIGHT = 0,      // by height: dark (low) to light (high) sand
   mjgCOLOR_SPEED,           // by speed: cold blue (slow) to hot red (fast)
   mjgCOLOR_FIXED,           // one sand colour
+  mjgCOLOR_SPIN,            // by rim speed |w| r: cold blue (still) to hot red (spinning)
 } mjgColor;
 
 // parsed and checked configuration of one plugin instance
@@ -22,7 +24,9 @@ typedef struct mjgConfig_ {
   int has_fill;             // 1: fill was given
   double fill[6];           // box filled with grains at reset: lo[3], hi[3]           [m]
   int count;                // grain capacity (>= grains in the fill box)
-  double radius;            // grain radius                                            [m]
+  double radius;            // grain radius; the largest with mixed sizes                [m]
+  double radius_min;        // smallest grain radius (key radius "rmin rmax"); radius_min and
+                            // radius are adjacent: the key writes both                    [m]
   double density;           // grain density                                           [kg/m^3]
   double friction;          // coulomb coefficient between grains
   double rolling_friction;  // rolling resistance between grains (times r_eff and the normal force)

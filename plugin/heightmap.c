@@ -148,6 +148,7 @@ static void heightmap_compute(const mjModel* m, mjData* d, int instance, int cap
   mjtNum count = state[MJG_STATE_COUNT];
   int n = (count >= 0 && count <= h->terrain.cap) ? (int)count : 0;
   const mjtNum* pos = mjg_state_pos(state, h->terrain.cap);
+  const mjtNum* radius = mjg_state_radius(state, h->terrain.cap);
   double dx = (h->region[2] - h->region[0]) / h->nx;
   double dy = (h->region[3] - h->region[1]) / h->ny;
   for (int i = 0; i < n; i++) {
@@ -155,7 +156,7 @@ static void heightmap_compute(const mjModel* m, mjData* d, int instance, int cap
     double fx = floor((p[0] - h->region[0]) / dx), fy = floor((p[1] - h->region[1]) / dy);
     if (!(fx >= 0 && fx < h->nx && fy >= 0 && fy < h->ny)) continue;
     int c = (int)fy * h->nx + (int)fx;
-    mjtNum top = p[2] + h->terrain.radius;
+    mjtNum top = p[2] + radius[i];
     if (top > out[c]) out[c] = top;
   }
   for (int c = 0; c < ncell; c++) {

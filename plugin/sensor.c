@@ -70,7 +70,6 @@ int mjg_sensor_terrain(const mjModel* m, int instance, const char* plugin_name,
   }
   out->instance = found;
   out->cap = cfg.count;
-  out->radius = cfg.radius;
   out->has_domain = cfg.has_domain;
   memcpy(out->domain, cfg.domain, sizeof(out->domain));
   return 0;

@@ -11,7 +11,6 @@
 typedef struct mjgSensorTerrain_ {
   int instance;             // plugin instance id of the mjgranular.terrain instance
   int cap;                  // its grain capacity
-  double radius;            // its grain radius [m]
   int has_domain;           // 1: its domain was given
   double domain[6];         // its domain box
 } mjgSensorTerrain;

@@ -92,6 +92,7 @@ static void key_build(const mjgSettleInput* in, mjgKey* k) {
   key_add(k, b->pos, 3 * (size_t)b->n * sizeof(mjtNum));
   key_add(k, b->vel, 3 * (size_t)b->n * sizeof(mjtNum));
   key_add(k, b->angvel, 3 * (size_t)b->n * sizeof(mjtNum));
+  key_add(k, b->radius, (size_t)b->n * sizeof(mjtNum));
   key_int(k, b->contacts != NULL);
   if (b->contacts) key_add(k, b->contacts, mjg_state_contact_size(b->cap) * sizeof(mjtNum));
 }
@@ -140,6 +141,7 @@ static int settle(const mjgSettleInput* in, mjgBed* out, char* why, int size) {
     memcpy(out->pos, mjg_state_pos(state, cap), 3 * (size_t)b->n * sizeof(mjtNum));
     memcpy(out->vel, mjg_state_vel(state, cap), 3 * (size_t)b->n * sizeof(mjtNum));
     memcpy(out->angvel, mjg_state_angvel(state, cap), 3 * (size_t)b->n * sizeof(mjtNum));
+    memcpy(out->radius, b->radius, (size_t)b->n * sizeof(mjtNum));
     memcpy(out->contacts, mjg_state_contacts(state, cap, nbody),
            mjg_state_contact_size(cap) * sizeof(mjtNum));
     fprintf(stderr, "mjgranular.terrain: settled %d grains for %d steps of %d substeps in %.2f s "

@@ -11,7 +11,8 @@
 //   MJG_STATE_HEADER          cap x 3     grain positions, world frame [m]
 //   .. + 3 cap                cap x 3     grain velocities, world frame [m/s]
 //   .. + 6 cap                cap x 3     grain angular velocities, world frame [rad/s]
-//   .. + 9 cap                nbody x 6   per body: granular force [N] and torque [N m] averaged
+//   .. + 9 cap                cap         grain radii [m]
+//   .. + 10 cap               nbody x 6   per body: granular force [N] and torque [N m] averaged
 //                                         over the last step, world frame, torque about the body's
 //                                         centre of mass (d->xipos); two-way, already given
 //                                         to the body within the step
@@ -30,6 +31,7 @@
 #include "granular.h"
 
 #define MJG_STATE_HEADER 4        // mjtNums before the grain arrays
+#define MJG_STATE_PER_GRAIN 10    // mjtNums per grain: position, velocity, angular velocity, radius
 #define MJG_STATE_VERSION 3       // bump when the layout changes
 
 // header slots
@@ -44,7 +46,7 @@ static inline int mjg_state_contact_size(int cap) {
 
 // number of mjtNums of an instance with capacity cap in a model with nbody bodies
 static inline int mjg_state_size(int cap, int nbody) {
-  return MJG_STATE_HEADER + 9 * cap + 6 * nbody + mjg_state_contact_size(cap);
+  return MJG_STATE_HEADER + MJG_STATE_PER_GRAIN * cap + 6 * nbody + mjg_state_contact_size(cap);
 }
 
 // grain positions (cap x 3)
@@ -63,14 +65,19 @@ static inline mjtNum* mjg_state_angvel(mjtNum* state, int cap) {
   return state + MJG_STATE_HEADER + 6 * (size_t)cap;
 }
 
+// grain radii (cap)
+static inline mjtNum* mjg_state_radius(mjtNum* state, int cap) {
+  return state + MJG_STATE_HEADER + 9 * (size_t)cap;
+}
+
 // per-body wrenches (nbody x 6)
 static inline mjtNum* mjg_state_wrench(mjtNum* state, int cap) {
-  return state + MJG_STATE_HEADER + 9 * (size_t)cap;
+  return state + MJG_STATE_HEADER + MJG_STATE_PER_GRAIN * (size_t)cap;
 }
 
 // contact state (opaque bytes)
 static inline mjtNum* mjg_state_contacts(mjtNum* state, int cap, int nbody) {
-  return state + MJG_STATE_HEADER + 9 * (size_t)cap + 6 * (size_t)nbody;
+  return mjg_state_wrench(state, cap) + 6 * (size_t)nbody;
 }
 
 #endif  // MJGRANULAR_PLUGIN_STATE_H_

@@ -132,7 +132,7 @@ static int make_bed(mjgTerrain* t, const mjModel* m, mjData* d, int instance, ch
     if (mjg_bed_alloc(&t->own, t->cap, 0)) {
       return refuse_key(m, instance, "count", "out of memory for the initial bed", msg, size);
     }
-    t->own.n = mjg_bed_make(&t->cfg, t->own.pos, t->own.vel);
+    t->own.n = mjg_bed_make(&t->cfg, &t->own);
   }
   t->bed = &t->own;
   mjtNum* state = state_of(m, d, instance);

@@ -21,11 +21,15 @@ grnStatus mjg_transfer_upload(grnSolver* solver, const mjtNum* state, int cap, i
   for (int a = 0; a < 3; a++) {
     for (int i = 0; i < 3 * n; i++) f[a][i] = (float)s[a][i];
   }
+  const mjtNum* radius = mjg_state_radius((mjtNum*)state, cap);
+  float* r = stage + 9 * (size_t)cap;
+  for (int i = 0; i < n; i++) r[i] = (float)radius[i];
 
   // grn_set_grains refuses non-finite grains, and clears the spins and the contacts that the
   // next calls restore
   grnStatus st = grn_set_grains(solver, n, f[0], f[1]);
   if (st == grnOK) st = grn_set_angvel(solver, f[2]);
+  if (st == grnOK) st = grn_set_radii(solver, r);
   if (st != grnOK) return st;
   return grn_set_contacts(solver, mjg_state_contacts((mjtNum*)state, cap, nbody));
 }

@@ -7,20 +7,21 @@
 
 #include "granular.h"
 
-// floats per grain in a staging array: position, velocity, angular velocity (3 each), in the
-// order the state holds them
-#define MJG_STAGE_PER_GRAIN 9
+// floats per grain in a staging array: position, velocity, angular velocity (3 each) and radius,
+// in the order the state holds them
+#define MJG_STAGE_PER_GRAIN 10
 
 // Load the first n grains and the contact state of a plugin_state block (capacity cap, nbody
 // wrench slots) into the solver, narrowing through the staging array stage (cap x
 // MJG_STAGE_PER_GRAIN). grnERR_NONFINITE when a grain is not finite (as a float), grnERR_ARG when
-// the contact state does not fit the grains.
+// a radius is not in (0, the solver's radius] or the contact state does not fit the grains.
 grnStatus mjg_transfer_upload(grnSolver* solver, const mjtNum* state, int cap, int nbody, int n,
                               float* stage);
 
 // Write the solver's grains, its per-body wrenches (the last advance's averages) and its contact
 // state back into a plugin_state block, widening through the staging arrays stage (cap x
-// MJG_STAGE_PER_GRAIN) and wrench (nbody x 6). The grain count in the block is left as it is.
+// MJG_STAGE_PER_GRAIN) and wrench (nbody x 6). The grain count and the radii in the block are
+// left as they are (the solver keeps what the upload gave it).
 grnStatus mjg_transfer_download(const grnSolver* solver, mjtNum* state, int cap, int nbody,
                                 float* stage, double* wrench);
 

@@ -1,5 +1,6 @@
-// grains drawn into an mjvScene as spheres read from plugin_state, coloured as key 'color' says:
-// by height (dark to light sand), by speed (cold blue to hot red) or in one sand colour. Never
+// grains drawn into an mjvScene as spheres of their radii read from plugin_state, coloured as key
+// 'color' says: by height (dark to light sand), by speed or by rim speed of their spin (cold blue
+// to hot red) or in one sand colour. Never
 // past the scene's geom budget: when the budget is short, every k-th grain is drawn so the whole
 // bed still shows, and one warning per mjData says so.
 #include <math.h>
@@ -7,8 +8,8 @@
 #include "state.h"
 #include "terrain.h"
 
-// speed range when color_range is not given: [0, max(fastest drawn grain, this)], so that a bed
-// at rest does not show its creep as hot grains
+// speed (and rim speed) range when color_range is not given: [0, max(fastest drawn grain, this)],
+// so that a bed at rest does not show its creep as hot grains
 #define MJG_SPEED_SPAN_MIN 0.05   // [m/s]
 
 //---------------------------------- colour ramps --------------------------------------------------
@@ -32,7 +33,7 @@ static void grain_colour(mjgColor color, float s, float rgba[4]) {
   static const float sand[3] = {0.80f, 0.65f, 0.40f};
   if (color == mjgCOLOR_HEIGHT) {
     ramp(height, 2, s, rgba);
-  } else if (color == mjgCOLOR_SPEED) {
+  } else if (color == mjgCOLOR_SPEED || color == mjgCOLOR_SPIN) {
     ramp(speed, 3, s, rgba);
   } else {
     for (int i = 0; i < 3; i++) rgba[i] = sand[i];
@@ -40,15 +41,21 @@ static void grain_colour(mjgColor color, float s, float rgba[4]) {
   }
 }
 
-// the value a colouring reads from grain i: height [m] or speed [m/s]
-static double grain_value(mjgColor color, const mjtNum* pos, const mjtNum* vel, int i) {
-  if (color == mjgCOLOR_SPEED) return mju_norm3(vel + 3 * i);
-  return pos[3 * i + 2];
+// the grain arrays of an instance's plugin_state
+typedef struct mjgGrainViews_ {
+  const mjtNum *pos, *vel, *angvel, *radius;
+} mjgGrainViews;
+
+// the value a colouring reads from grain i: height [m], speed or rim speed |w| r [m/s]
+static double grain_value(mjgColor color, const mjgGrainViews* g, int i) {
+  if (color == mjgCOLOR_SPEED) return mju_norm3(g->vel + 3 * i);
+  if (color == mjgCOLOR_SPIN) return mju_norm3(g->angvel + 3 * i) * g->radius[i];
+  return g->pos[3 * i + 2];
 }
 
 // values at the ends of the ramp: color_range when given, else from the grains drawn
-static void value_range(const mjgConfig* cfg, const mjtNum* pos, const mjtNum* vel, int n,
-                        int stride, double range[2]) {
+static void value_range(const mjgConfig* cfg, const mjgGrainViews* g, int n, int stride,
+                        double range[2]) {
   if (cfg->has_color_range) {
     range[0] = cfg->color_range[0];
     range[1] = cfg->color_range[1];
@@ -56,12 +63,12 @@ static void value_range(const mjgConfig* cfg, const mjtNum* pos, const mjtNum* v
   }
   double lo = INFINITY, hi = -INFINITY;
   for (int i = 0; i < n; i += stride) {
-    double v = grain_value(cfg->color, pos, vel, i);
+    double v = grain_value(cfg->color, g, i);
     if (!isfinite(v)) continue;
     lo = fmin(lo, v);
     hi = fmax(hi, v);
   }
-  if (cfg->color == mjgCOLOR_SPEED) {
+  if (cfg->color == mjgCOLOR_SPEED || cfg->color == mjgCOLOR_SPIN) {
     lo = 0;
     hi = fmax(hi, MJG_SPEED_SPAN_MIN);
   }
@@ -78,7 +85,8 @@ void mjg_terrain_visualize(const mjModel* m, mjData* d, const mjvOption* opt, mj
   if (!t) return;
   mjtNum* state = d->plugin_state + m->plugin_stateadr[instance];
   const mjtNum* pos = mjg_state_pos(state, t->cap);
-  const mjtNum* vel = mjg_state_vel(state, t->cap);
+  mjgGrainViews g = {pos, mjg_state_vel(state, t->cap), mjg_state_angvel(state, t->cap),
+                     mjg_state_radius(state, t->cap)};
   mjtNum count = state[MJG_STATE_COUNT];
   if (!(count > 0 && count <= t->cap)) return;
   int n = (int)count;
@@ -95,22 +103,22 @@ void mjg_terrain_visualize(const mjModel* m, mjData* d, const mjvOption* opt, mj
 
   // values at the ends of the colour ramp
   double range[2];
-  value_range(&t->cfg, pos, vel, n, stride, range);
+  value_range(&t->cfg, &g, n, stride, range);
   double span = range[1] - range[0];
 
   // one sphere per grain, its colour clamped to the ends of the ramp
-  mjtNum size[3] = {t->cfg.radius, t->cfg.radius, t->cfg.radius};
   for (int i = 0; i < n && scn->ngeom < scn->maxgeom; i += stride) {
     const mjtNum* p = pos + 3 * i;
     if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) continue;
-    double s = (grain_value(t->cfg.color, pos, vel, i) - range[0]) / span;
+    mjtNum size[3] = {g.radius[i], g.radius[i], g.radius[i]};
+    double s = (grain_value(t->cfg.color, &g, i) - range[0]) / span;
     float rgba[4];
     grain_colour(t->cfg.color, (float)(s > 0 ? (s < 1 ? s : 1) : 0), rgba);
-    mjvGeom* g = scn->geoms + scn->ngeom;
-    mjv_initGeom(g, mjGEOM_SPHERE, size, p, NULL, rgba);
-    g->category = mjCAT_DECOR;
-    g->objtype = mjOBJ_UNKNOWN;
-    g->objid = -1;
+    mjvGeom* geom = scn->geoms + scn->ngeom;
+    mjv_initGeom(geom, mjGEOM_SPHERE, size, p, NULL, rgba);
+    geom->category = mjCAT_DECOR;
+    geom->objtype = mjOBJ_UNKNOWN;
+    geom->objid = -1;
     scn->ngeom++;
   }
 }

@@ -11,7 +11,7 @@
 
 The layout is plugin/README.md's "plugin_state layout": a header of 4 numbers (grain count,
 gpu stamp, layout version, reserved), positions (cap x 3), velocities (cap x 3), angular
-velocities (cap x 3), per-body wrenches (nbody x 6: force, torque), then 71 numbers of opaque
+velocities (cap x 3), radii (cap), per-body wrenches (nbody x 6: force, torque), then 71 numbers of opaque
 contact state per grain.
 
 A bed saved from a run starts later models (config key bed_file, format in plugin/README.md):
@@ -31,7 +31,7 @@ import numpy as np
 import mujoco
 
 HEADER = 4
-GRAIN_NUMS = 9  # positions, velocities, angular velocities (3 each)
+GRAIN_NUMS = 10  # positions, velocities, angular velocities (3 each), radius
 LAYOUT_VERSION = 3
 PLUGIN_NAME = "mjgranular.terrain"
 
@@ -137,6 +137,7 @@ class Grains:
         self._pos = self.state[HEADER:HEADER + 3 * cap].reshape(cap, 3)
         self._vel = self.state[HEADER + 3 * cap:HEADER + 6 * cap].reshape(cap, 3)
         self._angvel = self.state[HEADER + 6 * cap:HEADER + 9 * cap].reshape(cap, 3)
+        self._radii = self.state[HEADER + 9 * cap:HEADER + 10 * cap]
         grains_end = HEADER + GRAIN_NUMS * cap
         self.wrenches = self.state[grains_end:grains_end + 6 * nbody].reshape(nbody, 6)
         self.contacts = self.state[grains_end + 6 * nbody:]
@@ -164,6 +165,11 @@ class Grains:
         """(n x 3) view of the grain angular velocities [rad/s]."""
         return self._angvel[:self.count]
 
+    @property
+    def radii(self):
+        """(n) view of the grain radii [m]."""
+        return self._radii[:self.count]
+
     def forces(self):
         """(nbody x 3) view of the granular forces on the bodies."""
         return self.wrenches[:, :3]
@@ -178,10 +184,12 @@ def grains(model, data, instance=0):
     return Grains(model, data, instance)
 
 
-Bed = collections.namedtuple("Bed", "radius positions velocities angular_velocities contacts")
-Bed.__doc__ = """A bed file's content: radius [m], positions, velocities and angular velocities
-(n x 3, float32; a version 1 file's spins are zero), contacts (dict of the contact-state arrays,
-laid out for capacity n, slot k of grain i at [k, i]) or None."""
+Bed = collections.namedtuple("Bed",
+                             "radius positions velocities angular_velocities radii contacts")
+Bed.__doc__ = """A bed file's content: radius [m] (the largest), positions, velocities and angular
+velocities (n x 3, float32; a version 1 file's spins are zero), radii (n, float32; a version 1
+file's are all `radius`), contacts (dict of the contact-state arrays, laid out for capacity n,
+slot k of grain i at [k, i]) or None."""
 
 
 def _contact_views(raw, cap, arrays=CONTACT_ARRAYS):
@@ -198,8 +206,8 @@ def _contact_views(raw, cap, arrays=CONTACT_ARRAYS):
 
 def save_bed(path, model, data, instance=0, contacts=True):
     """Writes the grains of `data` (terrain instance `instance`) to a bed file at `path`, for
-    the bed_file config key of later models: radius, positions, velocities, angular velocities and,
-    unless
+    the bed_file config key of later models: radius, positions, velocities, angular velocities,
+    radii and, unless
     contacts=False, the contact state (so the bed continues as this run would have). Values are
     the state's floats, so a model loading the file starts from exactly these grains."""
     g = grains(model, data, instance)
@@ -208,7 +216,8 @@ def save_bed(path, model, data, instance=0, contacts=True):
     header["magic"], header["version"] = BED_MAGIC, BED_VERSION
     header["flags"], header["n"], header["radius"] = int(bool(contacts)), n, radius(model, instance)
     parts = [header.tobytes(), g.positions.astype("<f4").tobytes(),
-             g.velocities.astype("<f4").tobytes(), g.angular_velocities.astype("<f4").tobytes()]
+             g.velocities.astype("<f4").tobytes(), g.angular_velocities.astype("<f4").tobytes(),
+             g.radii.astype("<f4").tobytes()]
     if contacts:
         raw = np.ascontiguousarray(g.contacts).tobytes()
         for name, a in _contact_views(raw, g.capacity).items():
@@ -226,14 +235,21 @@ def load_bed(path):
     if version not in (1, BED_VERSION):
         raise ValueError(f"{path}: format version {version}, expected 1 to {BED_VERSION}")
     n, flags = int(h["n"]), int(h["flags"])
+    # version 1: positions and velocities; 2: also angular velocities and radii
     arrays, nvec = (CONTACT_ARRAYS_V1, 2) if version == 1 else (CONTACT_ARRAYS, 3)
-    want = BED_HEADER.itemsize + 12 * nvec * n + (_contact_bytes(arrays) * n if flags & 1 else 0)
+    grain_bytes = 12 * nvec + (4 if version > 1 else 0)
+    want = BED_HEADER.itemsize + grain_bytes * n + (_contact_bytes(arrays) * n if flags & 1 else 0)
     if n < 0 or flags & ~1 or len(raw) != want:
         raise ValueError(f"{path}: {len(raw)} bytes, the header needs {want}")
-    vec = np.frombuffer(raw, "<f4", count=3 * nvec * n,
-                        offset=BED_HEADER.itemsize).reshape(nvec, n, 3)
-    spins = vec[2] if nvec == 3 else np.zeros((n, 3), "<f4")
+    at = BED_HEADER.itemsize
+    vec = np.frombuffer(raw, "<f4", count=3 * nvec * n, offset=at).reshape(nvec, n, 3)
+    if version > 1:
+        spins = vec[2]
+        radii = np.frombuffer(raw, "<f4", count=n, offset=at + 36 * n)
+    else:
+        spins = np.zeros((n, 3), "<f4")
+        radii = np.full(n, h["radius"], "<f4")
     contacts = None
     if flags & 1:
-        contacts = _contact_views(raw[BED_HEADER.itemsize + 12 * nvec * n:], n, arrays)
-    return Bed(float(h["radius"]), vec[0], vec[1], spins, contacts)
+        contacts = _contact_views(raw[at + grain_bytes * n:], n, arrays)
+    return Bed(float(h["radius"]), vec[0], vec[1], spins, radii, contacts)

@@ -33,6 +33,7 @@ struct BedFile {
   int32_t n = 0;
   double radius = 0.004;
   std::vector<float> pos, vel, angvel;  // (n x 3); angvel from version 2 on
+  std::vector<float> radii;             // (n), from version 2 on
   std::vector<char> contacts;           // layout for capacity n, when flags & 1
 };
 
@@ -54,6 +55,7 @@ std::vector<char> Encode(const BedFile& f) {
   for (float v : f.pos) Put(&out, v);
   for (float v : f.vel) Put(&out, v);
   for (float v : f.angvel) Put(&out, v);
+  for (float v : f.radii) Put(&out, v);
   out.insert(out.end(), f.contacts.begin(), f.contacts.end());
   return out;
 }
@@ -101,6 +103,7 @@ BedFile Save(const mjModel* m, mjData* d, bool contacts, int version = 2) {
       f.vel.push_back((float)g.vel(i)[a]);
       if (version > 1) f.angvel.push_back((float)g.angvel(i)[a]);
     }
+    if (version > 1) f.radii.push_back((float)*g.radius(i));
   }
   if (contacts) {
     f.flags = 1;
@@ -248,6 +251,7 @@ TEST(BedFile, BadFilesAreRefusedNamingTheKeyAndTheCause) {
   good.pos = {0, 0, 0.01f, 0.02f, 0, 0.01f};
   good.vel = {0, 0, 0, 0, 0, 0};
   good.angvel = {0, 0, 0, 0, 0, 0};
+  good.radii = {0.004f, 0.004f};
   std::vector<char> bytes = Encode(good);
   {
     std::string error;

@@ -85,7 +85,7 @@ TEST(Sensors, HeightMapOfASettledBedIsTheHighestGrainTopPerCell) {
   for (int i = 0; i < g.n(); i++) {
     int ix = (int)std::floor((g.pos(i)[0] - lo) / cell), iy = (int)std::floor((g.pos(i)[1] - lo) / cell);
     if (ix < 0 || ix >= 6 || iy < 0 || iy >= 6) continue;
-    want[iy * 6 + ix] = std::max(want[iy * 6 + ix], g.pos(i)[2] + kRadius);
+    want[iy * 6 + ix] = std::max(want[iy * 6 + ix], g.pos(i)[2] + *g.radius(i));
   }
   const mjtNum* h = d->sensordata + m->sensor_adr[hs];
   double lowest = 1e30, highest = -1e30;

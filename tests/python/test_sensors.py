@@ -86,10 +86,10 @@ def test_height_map_of_a_settled_bed_is_the_highest_grain_top_per_cell(model):
     g = mjgranular.grains(model, d)
     lo, cell = -0.04, 0.08 / NX
     want = np.full((NY, NX), -np.inf)
-    for x, y, z in g.positions:
+    for (x, y, z), r in zip(g.positions, g.radii):
         ix, iy = int((x - lo) // cell), int((y - lo) // cell)
         if 0 <= ix < NX and 0 <= iy < NY:
-            want[iy, ix] = max(want[iy, ix], z + RADIUS)
+            want[iy, ix] = max(want[iy, ix], z + r)
     assert np.all(np.isfinite(want)), "every cell of the region lies over the bed"
     np.testing.assert_allclose(surface, want.ravel(), rtol=0, atol=1e-12)
     # a bed of lattice_layers() layers that came down: tops below the lattice's, above half of it
