@@ -157,12 +157,22 @@ GRN_HD grnVec3 grn_contact_torque(grnVec3 n, float arm, grnVec3 p) {
   return grn_scale(grn_cross(n, p), -arm);
 }
 
-// grain-grain contacts of grain i into its contact slots. each contact that existed in the last
-// substep starts from its final impulses there (warm start: a resting pile keeps its contact
-// forces instead of rebuilding them from zero); adds their impulse and torque on the grain into
-// *imp, *torque.
-GRN_HD void grn_collide_grains(const grnData* d, const grnConsts* c, int i, grnVec3* imp,
-                               grnVec3* torque) {
+// the contact law's state of slot `to` in units of `unit` (grnUNIT_PAIR_SLOT or _SHAPE_SLOT):
+// that of the previous substep's slot `from`, or zero (from < 0: a new contact)
+GRN_HD void grn_carry_law_state(const grnData* d, int unit, size_t to, long long from) {
+#define GRN_CARRY(type, name, width, u, what)                                         \
+  if (u == unit) {                                                                    \
+    for (int e = 0; e < width; e++) {                                                 \
+      d->name[width * to + e] = from >= 0 ? d->name##_prev[width * (size_t)from + e] : 0; \
+    }                                                                                 \
+  }
+  GRN_LAW_STATE(GRN_CARRY)
+#undef GRN_CARRY
+}
+
+// grain-grain contacts of grain i into its contact slots, each with the law's state of the same
+// contact in the last substep (a contact new this substep starts from zero)
+GRN_HD void grn_collide_grains(const grnData* d, const grnConsts* c, int i) {
   int cap = d->cap;
   // found into a local list (the sorting shifts stay out of the strided slots), then the slots
   int partner[GRN_MAX_PAIRS];
@@ -174,17 +184,7 @@ GRN_HD void grn_collide_grains(const grnData* d, const grnConsts* c, int i, grnV
     int j = partner[k];
     d->pair[slot] = j;
     int prev = grn_prev_pair_slot(d, c, i, j, &m);
-    grnVec3 lam = grn_v3(0, 0, 0), mom = grn_v3(0, 0, 0);
-    if (prev >= 0) {
-      lam = grn_load3(d->pair_imp_prev + 3 * GRN_SLOT(prev, i, cap));
-      mom = grn_load3(d->pair_mom_prev + 3 * GRN_SLOT(prev, i, cap));
-      grnPairFrame f = grn_pair_frame(d, i, j);
-      *imp = grn_add(*imp, lam);
-      *torque = grn_add(*torque, grn_add(grn_contact_torque(f.n, f.arm_i, lam), mom));
-    }
-    grn_store3(d->pair_imp + 3 * slot, lam);
-    grn_store3(d->pair_mom + 3 * slot, mom);
-    if (d->pair_bias) d->pair_bias[slot] = 0;
+    grn_carry_law_state(d, grnUNIT_PAIR_SLOT, slot, prev >= 0 ? (long long)GRN_SLOT(prev, i, cap) : -1);
   }
   d->npair[i] = count;
   if (found > count) d->overflow[0] = 1;
@@ -196,10 +196,9 @@ GRN_HD grnVec3 grn_shape_point_velocity(const grnShape* s, grnVec3 p) {
   return grn_add(grn_load3(s->linvel), grn_cross(w, grn_sub(p, grn_load3(s->com))));
 }
 
-// grain-shape contacts of grain i, for every shape closer than the speculative margin, warm
-// started from the last substep's contact with the same shape and added into *imp, *torque
-GRN_HD void grn_collide_shapes(const grnData* d, const grnConsts* c, int i, grnVec3* imp,
-                               grnVec3* torque) {
+// grain-shape contacts of grain i, for every shape closer than the speculative margin, each with
+// the law's state of the last substep's contact with the same shape
+GRN_HD void grn_collide_shapes(const grnData* d, const grnConsts* c, int i) {
   grnVec3 x = grn_load3(d->pos + 3 * i);
   float r = grn_radius(d, i), margin = c->margin * r;
   int count = 0, cap = d->cap;
@@ -219,33 +218,23 @@ GRN_HD void grn_collide_shapes(const grnData* d, const grnConsts* c, int i, grnV
     grn_store3(d->sc_normal + 3 * slot, nrm);
     d->sc_depth[slot] = -dist;
     grn_store3(d->sc_vel + 3 * slot, grn_shape_point_velocity(sh, point));
-    grnVec3 lam = grn_v3(0, 0, 0), mom = grn_v3(0, 0, 0);
+    long long prev = -1;
     for (int m = 0; m < d->nshape_prev[i]; m++) {
-      if (d->sc_shape_prev[GRN_SLOT(m, i, cap)] == s) {
-        lam = grn_load3(d->sc_imp_prev + 3 * GRN_SLOT(m, i, cap));
-        mom = grn_load3(d->sc_mom_prev + 3 * GRN_SLOT(m, i, cap));
-      }
+      if (d->sc_shape_prev[GRN_SLOT(m, i, cap)] == s) prev = (long long)GRN_SLOT(m, i, cap);
     }
-    grn_store3(d->sc_imp + 3 * slot, lam);
-    grn_store3(d->sc_mom + 3 * slot, mom);
-    d->sc_bias[slot] = 0;
-    *imp = grn_add(*imp, lam);
-    *torque = grn_add(*torque, grn_add(grn_contact_torque(nrm, r, lam), mom));
+    grn_carry_law_state(d, grnUNIT_SHAPE_SLOT, slot, prev);
     count++;
   }
   d->nshape[i] = count;
   d->ncontact[i] = count + d->npair[i];
 }
 
-// all contacts of grain i (narrowphase): grains, then shapes; writes the first jacobi iterate,
-// the predicted motion plus all warm-start impulses
+// all contacts of grain i (narrowphase, model-free): its neighbour list first when the lists are
+// rebuilt this substep, then grains, then shapes
 GRN_HD void grn_collide_grain(const grnData* d, const grnConsts* c, int i) {
-  grnVec3 imp = grn_v3(0, 0, 0), torque = grn_v3(0, 0, 0);
-  grn_collide_grains(d, c, i, &imp, &torque);
-  grn_collide_shapes(d, c, i, &imp, &torque);
-  grnVec3 v = grn_add(grn_load3(d->vpred + 3 * i), grn_scale(imp, grn_inv_mass(d, i)));
-  grnVec3 w = grn_add(grn_load3(d->angvel + 3 * i), grn_scale(torque, grn_inv_inertia(d, i)));
-  grn_store_iter(d->iter, i, v, grn_v3(0, 0, 0), w);
+  if (c->lists) grn_build_neighbors(d, c, i);
+  grn_collide_grains(d, c, i);
+  grn_collide_shapes(d, c, i);
 }
 
 #endif  // MJGRANULAR_GRN_COLLIDE_H_

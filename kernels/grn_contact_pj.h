@@ -11,6 +11,7 @@
 #include "grn_body.h"
 #include "grn_collide.h"
 #include "grn_data.h"
+#include "grn_pairing.h"
 
 // the split masses of one contact (mass splitting, tonge et al. 2012): each grain's mass and
 // inertia are split evenly among its contacts, so the summed jacobi updates of a crowded grain do
@@ -121,78 +122,60 @@ GRN_HD float grn_pj_reff(const grnData* d, int i, int j) {
   return ri * rj / (ri + rj);
 }
 
-// each grain-grain contact is solved once per iteration as a pair (the law is odd, so the
-// partner's impulse is exactly the negative): by the grain of lower index when both grains list
-// the contact, else by the one that does (the other ran out of slots). building the pairs takes
-// two passes over the grains after the narrowphase:
-//
-// 1. grn_pj_link_grain: which of grain i's contacts it solves (pair_solved), with the partner's
-//    slot of each of those (or -1) in pair_ref; how many into pair_count.
-// 2. the backend sums pair_count into pair_first (exclusive prefix sum, total in [n]).
-// 3. grn_pj_pair_grain: those contacts become pairs pair_first[i], pair_first[i] + 1, ..., and
-//    each pair's slots in both grains refer to it. a slot grain i does not solve is written only
-//    by its partner here, so pair_ref of those is not read. pairs past the arrays' capacity are
-//    dropped (GRN_NO_PAIR) and flagged as overflow.
-
-GRN_HD void grn_pj_link_grain(const grnData* d, const grnConsts* c, int i) {
-  int cap = d->cap, count = 0;
-  unsigned solved = 0;
+// the first jacobi iterate of grain i (after the narrowphase): its predicted motion plus the
+// warm-start impulses of all its contacts; the baumgarte impulses start from zero
+GRN_HD void grn_pj_start_grain(const grnData* d, const grnConsts* c, int i) {
+  int cap = d->cap;
+  grnVec3 imp = grn_v3(0, 0, 0), torque = grn_v3(0, 0, 0);
   for (int k = 0; k < d->npair[i]; k++) {
     size_t slot = GRN_SLOT(k, i, cap);
-    int j = d->pair[slot], mirror = -1;
-    // i in the partner's list; an ordered list is sorted: stop at the first partner past i
-    for (int m = 0; m < d->npair[j]; m++) {
-      int p = d->pair[GRN_SLOT(m, j, cap)];
-      if (p == i) mirror = (int)GRN_SLOT(m, j, cap);
-      if (p == i || (c->ordered && p > i)) break;
-    }
-    if (j > i || mirror < 0) {
-      d->pair_ref[slot] = mirror;
-      solved |= 1u << k;
-      count++;
-    }
+    grnVec3 lam = grn_load3(d->pair_imp + 3 * slot), mom = grn_load3(d->pair_mom + 3 * slot);
+    grnPairFrame f = grn_pair_frame(d, i, d->pair[slot]);
+    imp = grn_add(imp, lam);
+    torque = grn_add(torque, grn_add(grn_contact_torque(f.n, f.arm_i, lam), mom));
+    if (d->pair_bias) d->pair_bias[slot] = 0;
   }
-  d->pair_solved[i] = solved;
-  d->pair_count[i] = count;
+  float r = grn_radius(d, i);
+  for (int k = 0; k < d->nshape[i]; k++) {
+    size_t slot = GRN_SLOT(k, i, cap);
+    grnVec3 lam = grn_load3(d->sc_imp + 3 * slot), mom = grn_load3(d->sc_mom + 3 * slot);
+    imp = grn_add(imp, lam);
+    torque = grn_add(torque, grn_add(grn_contact_torque(grn_load3(d->sc_normal + 3 * slot), r,
+                                                        lam), mom));
+    d->sc_bias[slot] = 0;
+  }
+  grnVec3 v = grn_add(grn_load3(d->vpred + 3 * i), grn_scale(imp, grn_inv_mass(d, i)));
+  grnVec3 w = grn_add(grn_load3(d->angvel + 3 * i), grn_scale(torque, grn_inv_inertia(d, i)));
+  grn_store_iter(d->iter, i, v, grn_v3(0, 0, 0), w);
 }
 
-// pairs of the contacts grain i solves: frame (positions do not change within the substep), split
-// masses and warm-start impulses
-GRN_HD void grn_pj_pair_grain(const grnData* d, const grnConsts* c, int i) {
-  int cap = d->cap, p = d->pair_first[i];
-  unsigned solved = d->pair_solved[i];
-  for (int k = 0; k < d->npair[i]; k++) {
-    if (!((solved >> k) & 1u)) continue;
-    size_t slot = GRN_SLOT(k, i, cap);
-    int j = d->pair[slot], mirror = d->pair_ref[slot];
-    if (p >= d->cp_cap) {
-      d->pair_ref[slot] = GRN_NO_PAIR;
-      if (mirror >= 0) d->pair_ref[mirror] = GRN_NO_PAIR;
-      d->overflow[0] = 1;
-      continue;
-    }
-    grnPairFrame f = grn_pair_frame(d, i, j);
-    grnPjMass m = grn_pj_pair_mass(d, i, j, f);
-    size_t q = (size_t)p;
-    d->cp_grain[p] = i;
-    d->cp_partner[p] = j;
-    grn_store3(d->cp_normal + 3 * q, f.n);
-    d->cp_arm[2 * q] = f.arm_i;
-    d->cp_arm[2 * q + 1] = f.arm_j;
-    d->cp_target[p] = grn_pj_target(f.depth, c);
-    d->cp_bias_target[p] = grn_pj_bias_target(f.depth, c);
-    d->cp_mass[4 * q] = m.n;
-    d->cp_mass[4 * q + 1] = m.t;
-    d->cp_mass[4 * q + 2] = m.r;
-    d->cp_mass[4 * q + 3] = m.spin;
-    d->cp_reff[p] = grn_pj_reff(d, i, j);
-    grn_store3(d->cp_imp + 3 * q, grn_load3(d->pair_imp + 3 * slot));
-    grn_store3(d->cp_mom + 3 * q, grn_load3(d->pair_mom + 3 * slot));
-    d->cp_bias[p] = 0;
-    d->pair_ref[slot] = p;
-    if (mirror >= 0) d->pair_ref[mirror] = -1 - p;
-    p++;
-  }
+// pair p's frame (positions do not change within the substep), split masses and warm-start
+// impulses, from its grains and the solving grain's slot (grn_pairing.h)
+GRN_HD void grn_pj_prepare_pair(const grnData* d, const grnConsts* c, int p) {
+  size_t q = (size_t)p;
+  int i = d->cp_grain[p], j = d->cp_partner[p];
+  size_t slot = GRN_SLOT(d->cp_slot[p], i, d->cap);
+  grnPairFrame f = grn_pair_frame(d, i, j);
+  grnPjMass m = grn_pj_pair_mass(d, i, j, f);
+  grn_store3(d->cp_normal + 3 * q, f.n);
+  d->cp_arm[2 * q] = f.arm_i;
+  d->cp_arm[2 * q + 1] = f.arm_j;
+  d->cp_target[p] = grn_pj_target(f.depth, c);
+  d->cp_bias_target[p] = grn_pj_bias_target(f.depth, c);
+  d->cp_mass[4 * q] = m.n;
+  d->cp_mass[4 * q + 1] = m.t;
+  d->cp_mass[4 * q + 2] = m.r;
+  d->cp_mass[4 * q + 3] = m.spin;
+  d->cp_reff[p] = grn_pj_reff(d, i, j);
+  grn_store3(d->cp_imp + 3 * q, grn_load3(d->pair_imp + 3 * slot));
+  grn_store3(d->cp_mom + 3 * q, grn_load3(d->pair_mom + 3 * slot));
+  d->cp_bias[p] = 0;
+}
+
+// grain i's pairs numbered (grn_pairing.h) and prepared
+GRN_HD void grn_pj_pairs_grain(const grnData* d, const grnConsts* c, int i) {
+  int end = grn_number_pairs(d, i);
+  for (int p = d->pair_first[i]; p < end; p++) grn_pj_prepare_pair(d, c, p);
 }
 
 // one jacobi iteration, first half: the impulses of pair p from the last iterate
@@ -232,9 +215,10 @@ GRN_HD void grn_pj_add(grnPjSums* s, grnVec3 p, grnVec3 q, float b, grnVec3 n, f
 // grain i's impulses from the pair of its slot whose reference is ref (none when the pair was
 // dropped): the pair's, negated when the partner solves it
 GRN_HD void grn_pj_add_slot(const grnData* d, int ref, grnPjSums* s) {
-  if (ref == GRN_NO_PAIR) return;
-  size_t q = (size_t)(ref >= 0 ? ref : -1 - ref);
-  float sign = ref >= 0 ? 1.0f : -1.0f;
+  float sign;
+  int p = grn_slot_pair(ref, &sign);
+  if (p < 0) return;
+  size_t q = (size_t)p;
   grnVec3 n = grn_scale(grn_load3(d->cp_normal + 3 * q), sign);
   grn_pj_add(s, grn_scale(grn_load3(d->cp_imp + 3 * q), sign),
              grn_scale(grn_load3(d->cp_mom + 3 * q), sign), d->cp_bias[q], n,
@@ -338,13 +322,12 @@ GRN_HD void grn_pj_store_grain(const grnData* d, const grnConsts* c, int i) {
   if (c->one_loop) return;
   for (int k = 0; k < d->npair[i]; k++) {
     size_t slot = GRN_SLOT(k, i, cap);
-    int ref = d->pair_ref[slot];
+    float sign;
+    int p = grn_slot_pair(d->pair_ref[slot], &sign);
     grnVec3 imp = grn_v3(0, 0, 0), mom = grn_v3(0, 0, 0);
-    if (ref != GRN_NO_PAIR) {
-      size_t q = (size_t)(ref >= 0 ? ref : -1 - ref);
-      float sign = ref >= 0 ? 1.0f : -1.0f;
-      imp = grn_scale(grn_load3(d->cp_imp + 3 * q), sign);
-      mom = grn_scale(grn_load3(d->cp_mom + 3 * q), sign);
+    if (p >= 0) {
+      imp = grn_scale(grn_load3(d->cp_imp + 3 * (size_t)p), sign);
+      mom = grn_scale(grn_load3(d->cp_mom + 3 * (size_t)p), sign);
     }
     grn_store3(d->pair_imp + 3 * slot, imp);
     grn_store3(d->pair_mom + 3 * slot, mom);

@@ -37,18 +37,24 @@ typedef enum grnArrayUnit_ {
 // tables drive the struct below, allocation, freeing, growth and copies on every backend, and the
 // contact-state layout (grn_contact_layout)
 
-// the contact state: each grain's contacts at the end of the substep and their impulses, which
-// the next substep warm starts from. each array has a twin name_prev, the previous substep's;
-// saved in plugin_state and bed files in this order
+// the contact law's state of each contact slot (grain-grain slots, grain-shape slots), which the
+// narrowphase carries from the previous substep's slot of the same contact to the new one: for
+// the projected jacobi law, the accumulated impulse and angular impulse (the warm start)
+#define GRN_LAW_STATE(X)                                                                       \
+  X(float, pair_imp, 3, grnUNIT_PAIR_SLOT, "accumulated impulse on the grain [N s]")           \
+  X(float, sc_imp, 3, grnUNIT_SHAPE_SLOT, "accumulated impulse on the grain [N s]")            \
+  X(float, pair_mom, 3, grnUNIT_PAIR_SLOT, "rolling and torsional angular impulse [N m s]")    \
+  X(float, sc_mom, 3, grnUNIT_SHAPE_SLOT, "rolling and torsional angular impulse [N m s]")
+
+// the contact state: each grain's contacts at the end of the substep and the law's state of
+// each, which the next substep starts from. each array has a twin name_prev, the previous
+// substep's; saved in plugin_state and bed files in this order
 #define GRN_CONTACT_ARRAYS(X)                                                                  \
   X(int, npair, 1, grnUNIT_GRAIN, "grain-grain contacts of each grain")                        \
   X(int, nshape, 1, grnUNIT_GRAIN, "grain-shape contacts of each grain")                       \
   X(int, pair, 1, grnUNIT_PAIR_SLOT, "partner grain of each contact slot")                     \
   X(int, sc_shape, 1, grnUNIT_SHAPE_SLOT, "shape index of each shape contact")                 \
-  X(float, pair_imp, 3, grnUNIT_PAIR_SLOT, "accumulated impulse on the grain [N s]")           \
-  X(float, sc_imp, 3, grnUNIT_SHAPE_SLOT, "accumulated impulse on the grain [N s]")            \
-  X(float, pair_mom, 3, grnUNIT_PAIR_SLOT, "rolling and torsional angular impulse [N m s]")    \
-  X(float, sc_mom, 3, grnUNIT_SHAPE_SLOT, "rolling and torsional angular impulse [N m s]")
+  GRN_LAW_STATE(X)
 
 // the grains and the per-substep work arrays
 #define GRN_GRAIN_ARRAYS(X)                                                                    \
@@ -84,6 +90,7 @@ typedef enum grnArrayUnit_ {
 #define GRN_PAIR_ARRAYS(X)                                                                     \
   X(int, cp_grain, 1, grnUNIT_PAIR, "grain that solves the pair")                              \
   X(int, cp_partner, 1, grnUNIT_PAIR, "its partner")                                           \
+  X(int, cp_slot, 1, grnUNIT_PAIR, "the solving grain's contact slot of the pair")             \
   X(float, cp_normal, 3, grnUNIT_PAIR, "unit normal, from partner toward grain")               \
   X(float, cp_arm, 2, grnUNIT_PAIR, "grain's and partner's distance to the contact point")     \
   X(float, cp_target, 1, grnUNIT_PAIR, "normal relative velocity aimed at")                    \
@@ -208,6 +215,7 @@ typedef struct grnConsts_ {
   float inv_cell;             // 1 / cell of a hash searched to the cutoff (grn_find_pairs)
   float inv_list_cell;        // 1 / cell of a hash searched to the reach (neighbour lists)
   float moved2;               // squared displacement since the lists' build that they allow [m^2]
+  int lists;                  // 1: this substep's narrowphase builds the neighbour lists first
   int one_loop;               // jacobi iterations find and solve contacts in one loop per grain
   float friction;             // grain-grain coulomb coefficient
   float rolling;              // grain-grain rolling resistance coefficient

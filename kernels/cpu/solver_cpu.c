@@ -5,9 +5,7 @@
 #include <string.h>
 
 #include "../grn_body.h"
-#include "../grn_collide.h"
-#include "../grn_contact_pj.h"
-#include "../grn_integrate.h"
+#include "../grn_phases.h"
 #include "../grn_solver.h"
 
 typedef struct grnCpu_ {
@@ -269,17 +267,6 @@ static void cpu_copy_pair_arrays(grnData* dl, grnData* d) {
   }
 }
 
-// the phases of a substep that loop over grains or pairs
-typedef enum cpuPhase_ {
-  cpuNARROWPHASE = 0,         // external forces, then each grain's contacts
-  cpuNARROWPHASE_LISTS,       // the same, each grain's neighbour list built first
-  cpuLINK,                    // which grain solves each grain-grain contact
-  cpuPAIRS,                   // the pairs filled in
-  cpuSOLVE_PAIRS,             // one iteration, first half: each pair
-  cpuSOLVE_GRAINS,            // one iteration, second half: each grain's sum
-  cpuINTEGRATE,               // symplectic euler, pair impulses back into the slots
-} cpuPhase;
-
 // on x86-64 with gcc each phase runs from one of two builds, picked once at load: baseline and
 // x86-64-v3 (avx2; about 10% faster), with every function it calls inlined (flatten: else gcc
 // keeps the larger per-grain functions out of line, built for the baseline only). the same
@@ -294,56 +281,56 @@ typedef enum cpuPhase_ {
 #define CPU_CLONES
 #endif
 
-// phase over items [lo, hi) (grains, or pairs for cpuSOLVE_PAIRS); cpuINTEGRATE returns the
-// largest squared displacement since the neighbour lists' build among its grains
-CPU_CLONES static float cpu_phase(cpuPhase phase, const grnData* d, const grnConsts* k, int lo,
+// a grain phase over grains [lo, hi); one that moves the grains returns the largest squared
+// displacement since the neighbour lists' build among them
+#define CPU_GRAIN_PHASE(phase, function, moves)             \
+  case phase:                                               \
+    for (int i = lo; i < hi; i++) {                         \
+      function(d, k, i);                                    \
+      if (moves) {                                          \
+        float m = grn_neighbors_moved2(d, i);               \
+        moved2 = m > moved2 ? m : moved2;                   \
+      }                                                     \
+    }                                                       \
+    break;
+
+// a pair phase over pairs [lo, hi), from local copies: the stores into the pair arrays cannot
+// alias them, so the loop vectorises
+#define CPU_PAIR_PHASE(phase, function)                     \
+  case phase: {                                             \
+    const grnData dl = *d;                                  \
+    const grnConsts kl = *k;                                \
+    _Pragma("omp simd")                                     \
+    for (int p = lo; p < hi; p++) function(&dl, &kl, p);    \
+    break;                                                  \
+  }
+
+// a loop phase of the table (grn_phases.h) over items [lo, hi): grains, or pairs
+CPU_CLONES static float cpu_phase(grnPhase phase, const grnData* d, const grnConsts* k, int lo,
                                   int hi) {
   float moved2 = 0;
   switch (phase) {
-    case cpuNARROWPHASE_LISTS:
-      for (int i = lo; i < hi; i++) {
-        grn_build_neighbors(d, k, i);
-        grn_predict_grain(d, k, i);
-        grn_collide_grain(d, k, i);
-      }
-      break;
-    case cpuNARROWPHASE:
-      for (int i = lo; i < hi; i++) {
-        grn_predict_grain(d, k, i);
-        grn_collide_grain(d, k, i);
-      }
-      break;
-    case cpuLINK:
-      for (int i = lo; i < hi; i++) grn_pj_link_grain(d, k, i);
-      break;
-    case cpuPAIRS:
-      for (int i = lo; i < hi; i++) grn_pj_pair_grain(d, k, i);
-      break;
-    case cpuSOLVE_PAIRS: {
-      // local copies: the stores into the pair arrays cannot alias them, so the loop vectorises
-      const grnData dl = *d;
-      const grnConsts kl = *k;
-      #pragma omp simd
-      for (int p = lo; p < hi; p++) grn_pj_solve_pair(&dl, &kl, p);
-      break;
-    }
-    case cpuSOLVE_GRAINS:
-      for (int i = lo; i < hi; i++) grn_pj_solve_grain(d, k, i);
-      break;
-    case cpuINTEGRATE:
-      for (int i = lo; i < hi; i++) {
-        grn_integrate_grain(d, k, i);
-        grn_pj_store_grain(d, k, i);
-        float m = grn_neighbors_moved2(d, i);
-        moved2 = m > moved2 ? m : moved2;
-      }
+    GRN_GRAIN_PHASES(CPU_GRAIN_PHASE)
+    GRN_PAIR_PHASES(CPU_PAIR_PHASE)
+    default:
       break;
   }
   return moved2;
 }
 
-// phase over this thread's share of count items, then a barrier (inside a parallel region)
-static float cpu_phase_all(cpuPhase phase, const grnData* d, const grnConsts* k, int count) {
+#undef CPU_GRAIN_PHASE
+#undef CPU_PAIR_PHASE
+
+// 1 for a phase that loops over the pairs
+static int cpu_is_pair_phase(grnPhase phase) {
+#define CPU_IS_PAIR(id, function) if (phase == id) return 1;
+  GRN_PAIR_PHASES(CPU_IS_PAIR)
+#undef CPU_IS_PAIR
+  return 0;
+}
+
+// loop phase over this thread's share of count items, then a barrier (inside a parallel region)
+static float cpu_phase_all(grnPhase phase, const grnData* d, const grnConsts* k, int count) {
   int t = omp_get_thread_num(), nt = omp_get_num_threads();
   int lo = (int)((long long)count * t / nt), hi = (int)((long long)count * (t + 1) / nt);
   float moved2 = cpu_phase(phase, d, k, lo, hi);
@@ -354,7 +341,6 @@ static float cpu_phase_all(cpuPhase phase, const grnData* d, const grnConsts* k,
 static grnStatus cpu_substep(grnSolver* s) {
   grnCpu* c = (grnCpu*)s->impl;
   grnData* d = &c->d;
-  const grnConsts* k = &s->consts;
   d->shapes = s->shapes_now;
   d->nshapes = s->nshapes;
   d->grids = s->grids;
@@ -364,53 +350,57 @@ static grnStatus cpu_substep(grnSolver* s) {
   int iterations = s->params.iterations;
 
   // neighbour lists rebuilt when a grain may have come within the cutoff of one not listed
-  int rebuild = !c->lists_valid || c->moved2 > k->moved2;
-  if (rebuild) d->nbr_overflow[0] = 0;
+  grnConsts k = s->consts;
+  k.lists = !c->lists_valid || c->moved2 > k.moved2;
+  if (k.lists) d->nbr_overflow[0] = 0;
 
   // last substep's contacts become the warm start
   grn_swap_contacts(d);
   memset(c->moved2_part, 0, c->nthread * sizeof(float));
   grnStatus pairs = grnOK;
+  grnPhaseTable table = grn_phase_table(&k);
 
   #pragma omp parallel num_threads(c->nthread)
   {
     // each thread swaps its own copy of the iterate pointers (no barrier for it)
     grnData dl = *d;
-
-    // broadphase: the list hash, then (in the narrowphase) each grain's neighbour list
-    if (rebuild) cpu_build_hash(&dl, k->inv_list_cell);
-
-    // external forces; narrowphase: grain-grain, then grain-shape
-    cpu_phase_all(rebuild ? cpuNARROWPHASE_LISTS : cpuNARROWPHASE, &dl, k, dl.n);
-
-    // grain-grain contacts as pairs: which grain solves each, numbered in grain order
-    if (!k->one_loop) {
-      cpu_phase_all(cpuLINK, &dl, k, dl.n);
-      #pragma omp single
-      pairs = cpu_number_pairs(c);
-      cpu_copy_pair_arrays(&dl, d);
-    }
-    if (pairs == grnOK) {
-      if (!k->one_loop) cpu_phase_all(cpuPAIRS, &dl, k, dl.n);
-
-      // coupled bodies: their contacts, and how the warm-started impulses move them
-      if (dl.body_mob) cpu_body_response(s, c, &dl, 1);
-
-      // projected jacobi iterations: the pairs, then each grain's sum (one loop: each grain
-      // finds and solves its contacts); the bodies answer each iterate the next one reads
-      for (int it = 0; it < iterations; it++) {
-        if (!k->one_loop) cpu_phase_all(cpuSOLVE_PAIRS, &dl, k, dl.ncp);
-        cpu_phase_all(cpuSOLVE_GRAINS, &dl, k, dl.n);
-        grn_swap_iterates(&dl);
-        if (dl.body_mob && it + 1 < iterations) cpu_body_response(s, c, &dl, 0);
+    int first = 0, iteration = 0;
+    // the model's phases in order (grn_phases.h); every thread takes the same path
+    for (int e = 0; e < table.count && pairs == grnOK; e++) {
+      grnPhase phase = table.phase[e];
+      switch (phase) {
+        case grnPHASE_BROADPHASE:
+          if (k.lists) cpu_build_hash(&dl, k.inv_list_cell);
+          break;
+        case grnPHASE_NUMBER:
+          #pragma omp single
+          pairs = cpu_number_pairs(c);
+          cpu_copy_pair_arrays(&dl, d);
+          break;
+        case grnPHASE_BODY_CONTACTS:
+          if (dl.body_mob) cpu_body_response(s, c, &dl, 1);
+          break;
+        case grnPHASE_ITERATE:
+          first = e;
+          break;
+        case grnPHASE_NEXT_ITERATE:
+          // the bodies answer each iterate the next one reads
+          grn_swap_iterates(&dl);
+          if (++iteration < iterations) {
+            if (dl.body_mob) cpu_body_response(s, c, &dl, 0);
+            e = first;
+          }
+          break;
+        case grnPHASE_WRENCH:
+          if (s->params.max_bodies > 0) cpu_body_sums(s, c, &dl, s->wrench_sum, NULL);
+          break;
+        default: {
+          float moved2 = cpu_phase_all(phase, &dl, &k, cpu_is_pair_phase(phase) ? dl.ncp : dl.n);
+          if (moved2 > c->moved2_part[omp_get_thread_num()]) {
+            c->moved2_part[omp_get_thread_num()] = moved2;
+          }
+        }
       }
-
-      // reaction on the bodies
-      if (s->params.max_bodies > 0) cpu_body_sums(s, c, &dl, s->wrench_sum, NULL);
-
-      // symplectic euler, the pair impulses kept in the slots, and how far the grains have gone
-      // from where the lists were built
-      c->moved2_part[omp_get_thread_num()] = cpu_phase_all(cpuINTEGRATE, &dl, k, dl.n);
     }
   }
   if (pairs != grnOK) return pairs;

@@ -7,13 +7,16 @@
 
 #include <cuda_runtime.h>
 
-#include "../grn_data.h"
+#include "../grn_phases.h"
 
 #define GRN_CUDA_BLOCK 256           // threads per block (a power of two: tree reductions)
 #define GRN_CUDA_WRENCH_BLOCKS 512   // most blocks of per-block wrench partials
 
-// external forces: vpred = v + g dt
-cudaError_t grn_cuda_predict(const grnData* d, const grnConsts* c, cudaStream_t stream);
+// a loop phase of grn_phases.h over the grains or the pairs of d; a phase that moves the grains
+// raises *moved2 (float bits, device) to the largest squared displacement since the neighbour
+// lists were built
+cudaError_t grn_cuda_phase(grnPhase phase, const grnData* d, const grnConsts* c,
+                           unsigned* moved2, cudaStream_t stream);
 
 // broadphase: every bucket of the hash emptied (head = -1)
 cudaError_t grn_cuda_clear_heads(const grnData* d, cudaStream_t stream);
@@ -22,22 +25,13 @@ cudaError_t grn_cuda_clear_heads(const grnData* d, cudaStream_t stream);
 // atomicCAS
 cudaError_t grn_cuda_hash_insert(const grnData* d, float inv_cell, cudaStream_t stream);
 
-// narrowphase: grain-grain contacts through the neighbour lists (rebuilt first from the hash when
-// rebuild is set), then grain-shape contacts
-cudaError_t grn_cuda_collide(const grnData* d, const grnConsts* c, int rebuild,
-                             cudaStream_t stream);
-
-// bytes of scan workspace grn_cuda_pairs needs for up to cap grains
+// bytes of scan workspace grn_cuda_number_pairs needs for up to cap grains
 size_t grn_cuda_scan_bytes(int cap);
 
-// grain-grain contacts as numbered pairs (after the narrowphase): which grain solves each, the
-// counts summed in scan (scan_bytes from grn_cuda_scan_bytes), then the pairs filled in
-cudaError_t grn_cuda_pairs(const grnData* d, const grnConsts* c, void* scan, size_t scan_bytes,
-                           cudaStream_t stream);
-
-// one projected jacobi iteration: the grain-grain pairs from iter, then every grain's impulses
-// summed into iter_next (one loop: every grain finds and solves its contacts)
-cudaError_t grn_cuda_solve(const grnData* d, const grnConsts* c, cudaStream_t stream);
+// pair counts summed into each grain's first pair (after the link phase), in scan (scan_bytes
+// from grn_cuda_scan_bytes); the total into pair_first[n]
+cudaError_t grn_cuda_number_pairs(const grnData* d, void* scan, size_t scan_bytes,
+                                  cudaStream_t stream);
 
 // number of blocks grn_cuda_wrench uses for n grains (fixed by n alone, so sums are repeatable)
 int grn_cuda_wrench_blocks(int n);
@@ -53,12 +47,6 @@ cudaError_t grn_cuda_wrench(const grnData* d, const grnConsts* c, int nbody, dou
 // body's contacts into d->body_nc
 cudaError_t grn_cuda_body_response(const grnData* d, const grnConsts* c, int nbody, int count,
                                    double* part, double* impulse, cudaStream_t stream);
-
-// symplectic euler and the pair impulses kept in the slots; flags nan / inf in d->nonfinite;
-// raises *moved2 (float bits, device) to the
-// largest squared displacement since the neighbour lists were built
-cudaError_t grn_cuda_integrate(const grnData* d, const grnConsts* c, unsigned* moved2,
-                               cudaStream_t stream);
 
 // whether the kernels have code for the current device (cudaErrorNoKernelImageForDevice if not)
 cudaError_t grn_cuda_check_image(void);

@@ -5,21 +5,14 @@
 #include <cub/device/device_scan.cuh>
 
 #include "../grn_body.h"
-#include "../grn_collide.h"
-#include "../grn_contact_pj.h"
 #include "../grn_hash.h"
-#include "../grn_integrate.h"
+#include "../grn_phases.h"
 
 //---------------------------------- kernels -------------------------------------------------------
 
 // index of this thread's grain
 __device__ __forceinline__ int grn_thread_index(void) {
   return (int)(blockIdx.x * blockDim.x + threadIdx.x);
-}
-
-__global__ void grn_k_predict(grnData d, grnConsts c) {
-  int i = grn_thread_index();
-  if (i < d.n) grn_predict_grain(&d, &c, i);
 }
 
 __global__ void grn_k_clear_heads(grnData d) {
@@ -43,47 +36,33 @@ __global__ void grn_k_hash_insert(grnData d, float inv_cell) {
   }
 }
 
-__global__ void grn_k_collide(grnData d, grnConsts c, int rebuild) {
-  int i = grn_thread_index();
-  if (i >= d.n) return;
-  if (rebuild) grn_build_neighbors(&d, &c, i);
-  grn_collide_grain(&d, &c, i);
-}
-
-__global__ void grn_k_link(grnData d, grnConsts c) {
-  int i = grn_thread_index();
-  if (i == 0) d.pair_count[d.n] = 0;  // the scan's last entry becomes the total
-  if (i < d.n) grn_pj_link_grain(&d, &c, i);
-}
-
-__global__ void grn_k_pair(grnData d, grnConsts c) {
-  int i = grn_thread_index();
-  if (i < d.n) grn_pj_pair_grain(&d, &c, i);
-}
-
-// the pairs (their count is on the device, in pair_first[n]) over a grid-stride loop
-__global__ void grn_k_solve_pairs(grnData d, grnConsts c) {
-  int count = min(d.pair_first[d.n], d.cp_cap);
-  for (int p = grn_thread_index(); p < count; p += gridDim.x * blockDim.x) {
-    grn_pj_solve_pair(&d, &c, p);
+// one kernel per grain phase of grn_phases.h, one thread per grain; a phase that moves the grains
+// raises *moved2 (float bits, device) to the largest squared displacement since the neighbour
+// lists were built (non-negative floats order as their bit patterns do)
+#define GRN_K_GRAIN(phase, function, moves)                                   \
+  __global__ void grn_k_##function(grnData d, grnConsts c, unsigned* moved2) { \
+    int i = grn_thread_index();                                               \
+    if (i >= d.n) return;                                                     \
+    function(&d, &c, i);                                                      \
+    if (moves) {                                                              \
+      float m = grn_neighbors_moved2(&d, i);                                  \
+      if (m > 0) atomicMax(moved2, __float_as_uint(m));                       \
+    }                                                                         \
   }
-}
+GRN_GRAIN_PHASES(GRN_K_GRAIN)
+#undef GRN_K_GRAIN
 
-__global__ void grn_k_solve(grnData d, grnConsts c) {
-  int i = grn_thread_index();
-  if (i < d.n) grn_pj_solve_grain(&d, &c, i);
-}
-
-// symplectic euler; the largest squared displacement since the lists' build into *moved2 (as
-// bits: non-negative floats order as their bit patterns do)
-__global__ void grn_k_integrate(grnData d, grnConsts c, unsigned* moved2) {
-  int i = grn_thread_index();
-  if (i >= d.n) return;
-  grn_integrate_grain(&d, &c, i);
-  grn_pj_store_grain(&d, &c, i);
-  float m = grn_neighbors_moved2(&d, i);
-  if (m > 0) atomicMax(moved2, __float_as_uint(m));
-}
+// one kernel per pair phase, over the pairs (their count is on the device, in pair_first[n]) in
+// a grid-stride loop
+#define GRN_K_PAIR(phase, function)                                           \
+  __global__ void grn_k_##function(grnData d, grnConsts c) {                  \
+    int count = min(d.pair_first[d.n], d.cp_cap);                             \
+    for (int p = grn_thread_index(); p < count; p += gridDim.x * blockDim.x) { \
+      function(&d, &c, p);                                                    \
+    }                                                                         \
+  }
+GRN_PAIR_PHASES(GRN_K_PAIR)
+#undef GRN_K_PAIR
 
 // sum of v over the block into red[.][0] by a fixed tree; every thread must call it
 __device__ __forceinline__ void grn_block_sum6(double (*red)[GRN_CUDA_BLOCK], const double* v) {
@@ -201,9 +180,26 @@ static unsigned grn_blocks(unsigned count) {
   return (count + GRN_CUDA_BLOCK - 1) / GRN_CUDA_BLOCK;
 }
 
-cudaError_t grn_cuda_predict(const grnData* d, const grnConsts* c, cudaStream_t stream) {
+cudaError_t grn_cuda_phase(grnPhase phase, const grnData* d, const grnConsts* c,
+                           unsigned* moved2, cudaStream_t stream) {
   if (d->n <= 0) return cudaSuccess;
-  grn_k_predict<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, *c);
+  unsigned blocks = grn_blocks(d->n);
+  switch (phase) {
+#define GRN_LAUNCH_GRAIN(id, function, moves)                                  \
+    case id:                                                                   \
+      grn_k_##function<<<blocks, GRN_CUDA_BLOCK, 0, stream>>>(*d, *c, moved2); \
+      break;
+    GRN_GRAIN_PHASES(GRN_LAUNCH_GRAIN)
+#undef GRN_LAUNCH_GRAIN
+#define GRN_LAUNCH_PAIR(id, function)                                          \
+    case id:                                                                   \
+      grn_k_##function<<<blocks, GRN_CUDA_BLOCK, 0, stream>>>(*d, *c);         \
+      break;
+    GRN_PAIR_PHASES(GRN_LAUNCH_PAIR)
+#undef GRN_LAUNCH_PAIR
+    default:
+      return cudaErrorInvalidValue;
+  }
   return cudaGetLastError();
 }
 
@@ -219,41 +215,20 @@ cudaError_t grn_cuda_hash_insert(const grnData* d, float inv_cell, cudaStream_t 
   return cudaGetLastError();
 }
 
-cudaError_t grn_cuda_collide(const grnData* d, const grnConsts* c, int rebuild,
-                             cudaStream_t stream) {
-  if (d->n <= 0) return cudaSuccess;
-  grn_k_collide<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, *c, rebuild);
-  return cudaGetLastError();
-}
-
 size_t grn_cuda_scan_bytes(int cap) {
   size_t bytes = 0;
   cub::DeviceScan::ExclusiveSum(NULL, bytes, (const int*)NULL, (int*)NULL, cap + 1);
   return bytes;
 }
 
-cudaError_t grn_cuda_pairs(const grnData* d, const grnConsts* c, void* scan, size_t scan_bytes,
-                           cudaStream_t stream) {
+cudaError_t grn_cuda_number_pairs(const grnData* d, void* scan, size_t scan_bytes,
+                                  cudaStream_t stream) {
   if (d->n <= 0) return cudaSuccess;
-  grn_k_link<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, *c);
-  cudaError_t err = cudaGetLastError();
+  // the scan's last entry becomes the total
+  cudaError_t err = cudaMemsetAsync(d->pair_count + d->n, 0, sizeof(int), stream);
   if (err != cudaSuccess) return err;
-  err = cub::DeviceScan::ExclusiveSum(scan, scan_bytes, d->pair_count, d->pair_first, d->n + 1,
-                                      stream);
-  if (err != cudaSuccess) return err;
-  grn_k_pair<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, *c);
-  return cudaGetLastError();
-}
-
-cudaError_t grn_cuda_solve(const grnData* d, const grnConsts* c, cudaStream_t stream) {
-  if (d->n <= 0) return cudaSuccess;
-  if (!c->one_loop) {
-    grn_k_solve_pairs<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, *c);
-    cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess) return err;
-  }
-  grn_k_solve<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, *c);
-  return cudaGetLastError();
+  return cub::DeviceScan::ExclusiveSum(scan, scan_bytes, d->pair_count, d->pair_first, d->n + 1,
+                                       stream);
 }
 
 int grn_cuda_wrench_blocks(int n) {
@@ -295,14 +270,7 @@ cudaError_t grn_cuda_body_response(const grnData* d, const grnConsts* c, int nbo
   return cudaGetLastError();
 }
 
-cudaError_t grn_cuda_integrate(const grnData* d, const grnConsts* c, unsigned* moved2,
-                               cudaStream_t stream) {
-  if (d->n <= 0) return cudaSuccess;
-  grn_k_integrate<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, *c, moved2);
-  return cudaGetLastError();
-}
-
 cudaError_t grn_cuda_check_image(void) {
   cudaFuncAttributes attr;
-  return cudaFuncGetAttributes(&attr, grn_k_collide);
+  return cudaFuncGetAttributes(&attr, grn_k_grn_pj_narrowphase_grain);
 }

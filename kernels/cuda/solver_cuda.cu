@@ -394,46 +394,56 @@ static grnStatus cuda_substep(grnSolver* s) {
   // wrench and flags cleared
   GRN_CUDA_TRY(cudaMemsetAsync(g->out, 0, g->out_bytes, stream));
 
-  // external forces
-  GRN_CUDA_TRY(grn_cuda_predict(d, k, stream));
-
-  // broadphase: the list hash when a grain may have come within the cutoff of one not listed
-  int rebuild = !g->lists_valid || g->moved2 > k->moved2;
-  if (rebuild) {
-    GRN_CUDA_TRY(grn_cuda_clear_heads(d, stream));
-    GRN_CUDA_TRY(grn_cuda_hash_insert(d, k->inv_list_cell, stream));
-  }
+  // neighbour lists rebuilt when a grain may have come within the cutoff of one not listed
+  grnConsts kc = *k;
+  kc.lists = !g->lists_valid || g->moved2 > k->moved2;
 
   // last substep's contacts become the warm start
   grn_swap_contacts(d);
 
-  // narrowphase: neighbour lists (when rebuilt), grain-grain, then grain-shape
-  GRN_CUDA_TRY(grn_cuda_collide(d, k, rebuild, stream));
-
-  // grain-grain contacts as pairs: which grain solves each, numbered in grain order
-  if (!k->one_loop) GRN_CUDA_TRY(grn_cuda_pairs(d, k, g->scan, g->scan_bytes, stream));
-
-  // coupled bodies: their contacts, and how the warm-started impulses move them
-  if (d->body_mob) {
-    GRN_CUDA_TRY(grn_cuda_body_response(d, k, nbody, 1, g->wrench_part, g->impulse, stream));
-  }
-
-  // projected jacobi iterations, the bodies answering each iterate the next one reads
-  for (int it = 0; it < iterations; it++) {
-    GRN_CUDA_TRY(grn_cuda_solve(d, k, stream));
-    grn_swap_iterates(d);
-    if (d->body_mob && it + 1 < iterations) {
-      GRN_CUDA_TRY(grn_cuda_body_response(d, k, nbody, 0, g->wrench_part, g->impulse, stream));
+  // the model's phases in order (grn_phases.h), one launch each
+  grnPhaseTable table = grn_phase_table(&kc);
+  unsigned* moved2 = (unsigned*)(d->overflow + 3);
+  int first = 0, iteration = 0;
+  for (int e = 0; e < table.count; e++) {
+    grnPhase phase = table.phase[e];
+    switch (phase) {
+      case grnPHASE_BROADPHASE:
+        if (kc.lists) {
+          GRN_CUDA_TRY(grn_cuda_clear_heads(d, stream));
+          GRN_CUDA_TRY(grn_cuda_hash_insert(d, kc.inv_list_cell, stream));
+        }
+        break;
+      case grnPHASE_NUMBER:
+        GRN_CUDA_TRY(grn_cuda_number_pairs(d, g->scan, g->scan_bytes, stream));
+        break;
+      case grnPHASE_BODY_CONTACTS:
+        if (d->body_mob) {
+          GRN_CUDA_TRY(grn_cuda_body_response(d, &kc, nbody, 1, g->wrench_part, g->impulse,
+                                              stream));
+        }
+        break;
+      case grnPHASE_ITERATE:
+        first = e;
+        break;
+      case grnPHASE_NEXT_ITERATE:
+        // the bodies answer each iterate the next one reads
+        grn_swap_iterates(d);
+        if (++iteration < iterations) {
+          if (d->body_mob) {
+            GRN_CUDA_TRY(grn_cuda_body_response(d, &kc, nbody, 0, g->wrench_part, g->impulse,
+                                                stream));
+          }
+          e = first;
+        }
+        break;
+      case grnPHASE_WRENCH:
+        GRN_CUDA_TRY(grn_cuda_wrench(d, &kc, nbody, g->wrench_part, g->out, stream));
+        break;
+      default:
+        GRN_CUDA_TRY(grn_cuda_phase(phase, d, &kc, moved2, stream));
     }
   }
-
-  // reaction on the bodies (coupled bodies: the reduction their response would have made)
-  if (d->body_mob || d->n > 0) {
-    GRN_CUDA_TRY(grn_cuda_wrench(d, k, nbody, g->wrench_part, g->out, stream));
-  }
-
-  // symplectic euler, and how far the grains have gone from where the lists were built
-  GRN_CUDA_TRY(grn_cuda_integrate(d, k, (unsigned*)(d->overflow + 3), stream));
 
   // wrench and flags out
   GRN_CUDA_TRY(cudaMemcpyAsync(g->out_host, g->out, g->out_bytes, cudaMemcpyDeviceToHost,
@@ -441,7 +451,7 @@ static grnStatus cuda_substep(grnSolver* s) {
   GRN_CUDA_TRY(cudaStreamSynchronize(stream));
   for (int j = 0; j < 6 * nbody; j++) s->wrench_sum[j] += g->out_host[j];
   const int* flags = (const int*)(g->out_host + 6 * (nbody > 0 ? nbody : 0));
-  if (rebuild) g->lists_valid = !flags[2];
+  if (kc.lists) g->lists_valid = !flags[2];
   memcpy(&g->moved2, flags + 3, sizeof(float));
   return flags[1] ? grnERR_NONFINITE : grnOK;
 }

@@ -1,0 +1,85 @@
+// the substep as a table of phases, written once: each backend walks a model's table, the cpu
+// inside its openmp region and cuda as one launch per entry, so the order of a substep lives
+// here and nowhere else. a phase is a loop over grains or over contact pairs calling one shared
+// function per item, or one of the few steps the backends do their own way (the hash, a prefix
+// sum, reductions over bodies).
+//
+// adding a contact model: a header grn_contact_<model>.h with its per-slot state (in
+// GRN_LAW_STATE, grn_data.h), its per-grain and per-pair functions, its phases in the lists
+// below and its table; see kernels/README.md.
+#ifndef MJGRANULAR_GRN_PHASES_H_
+#define MJGRANULAR_GRN_PHASES_H_
+
+#include "grn_collide.h"
+#include "grn_contact_pj.h"
+#include "grn_integrate.h"
+#include "grn_pairing.h"
+
+// the projected jacobi model's grain phases that combine model-free work with the law's
+GRN_HD void grn_pj_narrowphase_grain(const grnData* d, const grnConsts* c, int i) {
+  grn_predict_grain(d, c, i);
+  grn_collide_grain(d, c, i);
+  grn_pj_start_grain(d, c, i);
+}
+GRN_HD void grn_pj_integrate_grain(const grnData* d, const grnConsts* c, int i) {
+  grn_integrate_grain(d, c, i);
+  grn_pj_store_grain(d, c, i);
+}
+
+// phases that loop over the grains: X(phase, function of (d, c, i), 1 when it moves the grains
+// (the backend then measures how far they have gone since the neighbour lists were built))
+#define GRN_GRAIN_PHASES(X)                                       \
+  X(grnPHASE_PJ_NARROWPHASE, grn_pj_narrowphase_grain, 0)         \
+  X(grnPHASE_LINK, grn_link_grain, 0)                             \
+  X(grnPHASE_PJ_PAIRS, grn_pj_pairs_grain, 0)                     \
+  X(grnPHASE_PJ_SOLVE_GRAINS, grn_pj_solve_grain, 0)              \
+  X(grnPHASE_PJ_INTEGRATE, grn_pj_integrate_grain, 1)
+
+// phases that loop over the contact pairs: X(phase, function of (d, c, p))
+#define GRN_PAIR_PHASES(X) X(grnPHASE_PJ_SOLVE_PAIRS, grn_pj_solve_pair)
+
+#define GRN_PHASE_ID(phase, ...) phase,
+typedef enum grnPhase_ {
+  GRN_GRAIN_PHASES(GRN_PHASE_ID)
+  GRN_PAIR_PHASES(GRN_PHASE_ID)
+  // the backends' own steps
+  grnPHASE_BROADPHASE,        // the list hash rebuilt, when the neighbour lists are rebuilt
+  grnPHASE_NUMBER,            // pair counts summed into each grain's first pair (prefix sum)
+  grnPHASE_BODY_CONTACTS,     // coupled bodies: their contact counts and their answer to the
+                              // first iterate's impulses
+  grnPHASE_ITERATE,           // the phases up to grnPHASE_NEXT_ITERATE run params.iterations times
+  grnPHASE_NEXT_ITERATE,      // the next iterate becomes the last; coupled bodies answer it
+                              // (not after the last iteration)
+  grnPHASE_WRENCH,            // each body's force and torque from the final impulses
+} grnPhase;
+#undef GRN_PHASE_ID
+
+// the substep of the projected jacobi model: split passes (the contacts as numbered pairs, each
+// solved once per iteration), and one loop (each grain finds and solves its contacts in every
+// iteration: the seeds' ONELOOP, the same results, for speed comparisons)
+static const grnPhase grn_pj_phases[] = {
+  grnPHASE_BROADPHASE, grnPHASE_PJ_NARROWPHASE, grnPHASE_LINK, grnPHASE_NUMBER, grnPHASE_PJ_PAIRS,
+  grnPHASE_BODY_CONTACTS, grnPHASE_ITERATE, grnPHASE_PJ_SOLVE_PAIRS, grnPHASE_PJ_SOLVE_GRAINS,
+  grnPHASE_NEXT_ITERATE, grnPHASE_WRENCH, grnPHASE_PJ_INTEGRATE,
+};
+static const grnPhase grn_pj_one_loop_phases[] = {
+  grnPHASE_BROADPHASE, grnPHASE_PJ_NARROWPHASE, grnPHASE_BODY_CONTACTS, grnPHASE_ITERATE,
+  grnPHASE_PJ_SOLVE_GRAINS, grnPHASE_NEXT_ITERATE, grnPHASE_WRENCH, grnPHASE_PJ_INTEGRATE,
+};
+
+// a model's substep: its phase table
+typedef struct grnPhaseTable_ {
+  const grnPhase* phase;      // phases in order
+  int count;                  // number of phases
+} grnPhaseTable;
+
+// the phase table of a solver's constants
+static inline grnPhaseTable grn_phase_table(const grnConsts* c) {
+  grnPhaseTable t;
+  t.phase = c->one_loop ? grn_pj_one_loop_phases : grn_pj_phases;
+  t.count = c->one_loop ? (int)(sizeof(grn_pj_one_loop_phases) / sizeof(grnPhase))
+                        : (int)(sizeof(grn_pj_phases) / sizeof(grnPhase));
+  return t;
+}
+
+#endif  // MJGRANULAR_GRN_PHASES_H_
