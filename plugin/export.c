@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "config.h"
+#include "grn_solver.h"  // the contact-state arrays
 #include "settle.h"
+#include "state.h"
 
 long long mjgranular_settle_runs(void) { return mjg_settle_runs(); }
 
@@ -15,4 +17,52 @@ double mjgranular_radius(const mjModel* m, int instance) {
   if (!plugin || strcmp(plugin->name, MJG_PLUGIN_NAME)) return -1;
   if (mjg_config_read(m, instance, &cfg, NULL, 0)) return -1;
   return cfg.radius;
+}
+
+int mjgranular_state_part(const mjModel* m, int instance, const char* name, long long* offset,
+                          long long* length) {
+  if (!m || !name || !offset || !length || instance < 0 || instance >= m->nplugin) return -1;
+  const mjpPlugin* plugin = mjp_getPluginAtSlot(m->plugin[instance]);
+  mjgConfig cfg;
+  if (!plugin || strcmp(plugin->name, MJG_PLUGIN_NAME)) return -1;
+  if (mjg_config_read(m, instance, &cfg, NULL, 0)) return -1;
+  int cap = cfg.count, nbody = m->nbody;
+  long long g = cap;
+  struct { const char* name; long long at, length; } parts[] = {
+    {"count", MJG_STATE_COUNT, 1},
+    {"stamp", MJG_STATE_STAMP, 1},
+    {"version", MJG_STATE_LAYOUT, 1},
+    {"positions", (long long)mjg_state_offset(mjgSTATE_POS, cap, nbody), 3 * g},
+    {"velocities", (long long)mjg_state_offset(mjgSTATE_VEL, cap, nbody), 3 * g},
+    {"angular_velocities", (long long)mjg_state_offset(mjgSTATE_ANGVEL, cap, nbody), 3 * g},
+    {"radii", (long long)mjg_state_offset(mjgSTATE_RADIUS, cap, nbody), g},
+    {"wrenches", (long long)mjg_state_offset(mjgSTATE_WRENCH, cap, nbody), 6 * (long long)nbody},
+    {"contacts", (long long)mjg_state_offset(mjgSTATE_CONTACTS, cap, nbody),
+     mjg_state_contact_size(cap)},
+    {"grain_capacity", 0, g},
+  };
+  for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+    if (strcmp(parts[i].name, name)) continue;
+    *offset = parts[i].at;
+    *length = parts[i].length;
+    return 0;
+  }
+  return -1;
+}
+
+int mjgranular_state_version(void) { return MJG_STATE_VERSION; }
+
+int mjgranular_contact_array(int index, int cap, const char** name, long long* offset,
+                             int* slots, int* width, int* is_float) {
+  if (index < 0 || index >= grnNCONTACT_ARRAYS || cap <= 0) return -1;
+  const grnArrayDesc* a = grn_contact_arrays + index;
+  if (name) *name = a->name;
+  if (offset) *offset = (long long)grn_contact_offset(index, cap);
+  if (slots) {
+    *slots = a->unit == grnUNIT_PAIR_SLOT ? GRN_MAX_PAIRS :
+             a->unit == grnUNIT_SHAPE_SLOT ? GRN_MAX_SHAPE_CONTACTS : 1;
+  }
+  if (width) *width = a->width;
+  if (is_float) *is_float = a->is_float;
+  return 0;
 }

@@ -11,8 +11,26 @@
 // cache does not count.
 MJG_EXPORT long long mjgranular_settle_runs(void);
 
-// Grain radius [m] of mjgranular.terrain instance `instance` of m (its config as init reads it);
-// -1 when the instance is not a terrain or its config is refused.
+// Grain radius [m] of mjgranular.terrain instance `instance` of m (its config as init reads it;
+// the largest with mixed sizes); -1 when the instance is not a terrain or its config is refused.
 MJG_EXPORT double mjgranular_radius(const mjModel* m, int instance);
+
+// Where part `name` of instance `instance`'s plugin_state block lies (state.h): its offset from
+// the block's start and its length, in mjtNums. Names: "count", "stamp", "version", "positions",
+// "velocities", "angular_velocities", "radii", "wrenches", "contacts"; also "grain_capacity"
+// (offset 0, length: the capacity). 0 on success, -1 for an unknown name or an instance that is
+// not a valid terrain.
+MJG_EXPORT int mjgranular_state_part(const mjModel* m, int instance, const char* name,
+                                     long long* offset, long long* length);
+
+// The layout version of plugin_state blocks this library writes.
+MJG_EXPORT int mjgranular_state_version(void);
+
+// Contact-state array `index` (0, 1, ... in saved order) for capacity cap: its name, byte offset
+// in the contact state, slots per grain, 4-byte numbers per slot and whether they are float32 (else
+// int32). -1 when index is past the last array.
+MJG_EXPORT int mjgranular_contact_array(int index, int cap, const char** name,
+                                        long long* offset, int* slots, int* width,
+                                        int* is_float);
 
 #endif  // MJGRANULAR_PLUGIN_EXPORT_H_

@@ -31,7 +31,6 @@
 #include "granular.h"
 
 #define MJG_STATE_HEADER 4        // mjtNums before the grain arrays
-#define MJG_STATE_PER_GRAIN 10    // mjtNums per grain: position, velocity, angular velocity, radius
 #define MJG_STATE_VERSION 3       // bump when the layout changes
 
 // header slots
@@ -44,40 +43,59 @@ static inline int mjg_state_contact_size(int cap) {
   return (int)((grn_contact_state_bytes(cap) + sizeof(mjtNum) - 1) / sizeof(mjtNum));
 }
 
+// the parts of the block after the header, in order, with their lengths per grain or per body
+typedef enum mjgStatePart_ {
+  mjgSTATE_POS = 0,         // grain positions                                      (cap x 3)
+  mjgSTATE_VEL,             // grain velocities                                     (cap x 3)
+  mjgSTATE_ANGVEL,          // grain angular velocities                             (cap x 3)
+  mjgSTATE_RADIUS,          // grain radii                                          (cap)
+  mjgSTATE_WRENCH,          // per-body wrenches                                    (nbody x 6)
+  mjgSTATE_CONTACTS,        // contact state                      (mjg_state_contact_size(cap))
+} mjgStatePart;
+
+// offset in mjtNums of a part of the block of capacity cap with nbody bodies
+static inline size_t mjg_state_offset(mjgStatePart part, int cap, int nbody) {
+  static const int per_grain[] = {3, 3, 3, 1};
+  size_t at = MJG_STATE_HEADER;
+  for (int p = 0; p < (int)part; p++) {
+    at += p < mjgSTATE_WRENCH ? per_grain[p] * (size_t)cap : 6 * (size_t)nbody;
+  }
+  return at;
+}
+
 // number of mjtNums of an instance with capacity cap in a model with nbody bodies
 static inline int mjg_state_size(int cap, int nbody) {
-  return MJG_STATE_HEADER + MJG_STATE_PER_GRAIN * cap + 6 * nbody + mjg_state_contact_size(cap);
+  return (int)mjg_state_offset(mjgSTATE_CONTACTS, cap, nbody) + mjg_state_contact_size(cap);
 }
 
 // grain positions (cap x 3)
 static inline mjtNum* mjg_state_pos(mjtNum* state, int cap) {
-  (void)cap;
-  return state + MJG_STATE_HEADER;
+  return state + mjg_state_offset(mjgSTATE_POS, cap, 0);
 }
 
 // grain velocities (cap x 3)
 static inline mjtNum* mjg_state_vel(mjtNum* state, int cap) {
-  return state + MJG_STATE_HEADER + 3 * (size_t)cap;
+  return state + mjg_state_offset(mjgSTATE_VEL, cap, 0);
 }
 
 // grain angular velocities (cap x 3)
 static inline mjtNum* mjg_state_angvel(mjtNum* state, int cap) {
-  return state + MJG_STATE_HEADER + 6 * (size_t)cap;
+  return state + mjg_state_offset(mjgSTATE_ANGVEL, cap, 0);
 }
 
 // grain radii (cap)
 static inline mjtNum* mjg_state_radius(mjtNum* state, int cap) {
-  return state + MJG_STATE_HEADER + 9 * (size_t)cap;
+  return state + mjg_state_offset(mjgSTATE_RADIUS, cap, 0);
 }
 
 // per-body wrenches (nbody x 6)
 static inline mjtNum* mjg_state_wrench(mjtNum* state, int cap) {
-  return state + MJG_STATE_HEADER + MJG_STATE_PER_GRAIN * (size_t)cap;
+  return state + mjg_state_offset(mjgSTATE_WRENCH, cap, 0);
 }
 
 // contact state (opaque bytes)
 static inline mjtNum* mjg_state_contacts(mjtNum* state, int cap, int nbody) {
-  return mjg_state_wrench(state, cap) + 6 * (size_t)nbody;
+  return state + mjg_state_offset(mjgSTATE_CONTACTS, cap, nbody);
 }
 
 #endif  // MJGRANULAR_PLUGIN_STATE_H_

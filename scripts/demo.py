@@ -61,7 +61,7 @@ def main():
     sys.exit(f"demo: no plugin at {args.plugin}: run scripts/build.sh")
 
   # the plugin, then the scene
-  mujoco.mj_loadPluginLibrary(args.plugin)
+  mjgranular.load_plugin(args.plugin)
   spec = mujoco.MjSpec.from_file(args.model)
   m = spec.compile()
   d = mujoco.MjData(m)

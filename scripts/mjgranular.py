@@ -9,15 +9,14 @@
     mujoco.mj_step(m, d)
     print(g.count, g.positions[:, 2].max())     # the views follow the state as it steps
 
-The layout is plugin/README.md's "plugin_state layout": a header of 4 numbers (grain count,
-gpu stamp, layout version, reserved), positions (cap x 3), velocities (cap x 3), angular
-velocities (cap x 3), radii (cap), per-body wrenches (nbody x 6: force, torque), then 71 numbers of opaque
-contact state per grain.
+The layout is plugin/README.md's "plugin_state layout" (header, positions, velocities, angular
+velocities, radii, per-body wrenches, contact state); the views take it from the loaded library
+(mjgranular_state_part), so it is declared once, in plugin/state.h.
 
 A bed saved from a run starts later models (config key bed_file, format in plugin/README.md):
 
     mjgranular.save_bed("bed.mjgbed", m, d)     # grains, velocities and contacts of d
-    bed = mjgranular.load_bed("bed.mjgbed")     # Bed(radius, positions, velocities, contacts)
+    bed = mjgranular.load_bed("bed.mjgbed")     # Bed(radius, positions, velocities, ...)
 """
 
 import collections
@@ -30,33 +29,16 @@ import numpy as np
 
 import mujoco
 
-HEADER = 4
-GRAIN_NUMS = 10  # positions, velocities, angular velocities (3 each), radius
-LAYOUT_VERSION = 3
 PLUGIN_NAME = "mjgranular.terrain"
 
-# bed files (plugin/bedfile.h): header, then float32 positions and velocities, then optionally
-# the contact state laid out for capacity n
+# bed files (plugin/bedfile.h): header, then float32 positions, velocities, angular velocities
+# and radii, then optionally the contact state laid out for capacity n (version 1: positions
+# and velocities, and the contact arrays before pair_mom)
 BED_MAGIC = b"MJGBED\0\0"
 BED_VERSION = 2
 BED_HEADER = np.dtype([("magic", "S8"), ("version", "<u4"), ("flags", "<u4"), ("n", "<i4"),
                        ("reserved", "<u4"), ("radius", "<f8")])
-MAX_PAIRS, MAX_SHAPE_CONTACTS = 16, 4  # the solver's contact slots per grain
-# the contact state's arrays in order: name, slots per grain, 4-byte numbers per slot, type
-CONTACT_ARRAYS = (("npair", 1, 1, "<i4"), ("nshape", 1, 1, "<i4"), ("pair", MAX_PAIRS, 1, "<i4"),
-                  ("sc_shape", MAX_SHAPE_CONTACTS, 1, "<i4"), ("pair_imp", MAX_PAIRS, 3, "<f4"),
-                  ("sc_imp", MAX_SHAPE_CONTACTS, 3, "<f4"), ("pair_mom", MAX_PAIRS, 3, "<f4"),
-                  ("sc_mom", MAX_SHAPE_CONTACTS, 3, "<f4"))
-# bed files of version 1 (grains that did not rotate) hold the first six arrays only
-CONTACT_ARRAYS_V1 = CONTACT_ARRAYS[:6]
-
-
-def _contact_bytes(arrays):
-    """Bytes per grain of these contact-state arrays."""
-    return sum(4 * slots * width for _, slots, width, _ in arrays)
-
-
-CONTACT_PER_GRAIN = _contact_bytes(CONTACT_ARRAYS) // 8  # mjtNums of contact state per grain
+BED_V1_CONTACT_ARRAYS = 6
 
 _loaded = None
 
@@ -70,7 +52,8 @@ def plugin_path():
 
 
 def load_plugin(path=None):
-    """Loads the plugin library into mujoco once per process; returns its path."""
+    """Loads the plugin library into mujoco once per process (not again when mujoco loaded a copy
+    from its plugin folder: that copy is used); returns its path."""
     global _loaded
     if _loaded is not None:
         return _loaded
@@ -79,22 +62,79 @@ def load_plugin(path=None):
         raise FileNotFoundError(
             f"mjgranular plugin not found at {path}: build it with scripts/build.sh "
             "or set MJGRANULAR_PLUGIN")
-    mujoco.mj_loadPluginLibrary(str(path))
-    _loaded = path
-    return path
+    _loaded = _already_loaded()
+    if _loaded is None:
+        mujoco.mj_loadPluginLibrary(str(path))
+        _loaded = path
+    return _loaded
+
+
+def _already_loaded():
+    """The path of a libmjgranular.so this process has loaded (e.g. from mujoco's plugin folder),
+    or None."""
+    try:
+        for line in pathlib.Path("/proc/self/maps").read_text().splitlines():
+            if line.endswith("/libmjgranular.so"):
+                return pathlib.Path(line.split(None, 5)[-1])
+    except OSError:
+        pass
+    return None
 
 
 def library():
-    """The loaded plugin library as a ctypes handle (load_plugin first; never loads a second
-    copy): mjgranular_settle_runs(), mjgranular_radius(model, instance)."""
+    """The plugin library as a ctypes handle, the copy this process has loaded (loaded by
+    load_plugin when there is none; never a second copy): mjgranular_settle_runs(),
+    mjgranular_radius(model, instance), and the plugin_state and contact-state layouts."""
+    global _loaded
     if _loaded is None:
-        raise RuntimeError("call mjgranular.load_plugin() first")
+        _loaded = _already_loaded()
+    if _loaded is None:
+        load_plugin()
     lib = ctypes.CDLL(str(_loaded), mode=os.RTLD_NOLOAD | os.RTLD_NOW)
-    lib.mjgranular_settle_runs.restype = ctypes.c_longlong
+    ll, c_int, ptr = ctypes.c_longlong, ctypes.c_int, ctypes.POINTER
+    lib.mjgranular_settle_runs.restype = ll
     lib.mjgranular_settle_runs.argtypes = []
     lib.mjgranular_radius.restype = ctypes.c_double
-    lib.mjgranular_radius.argtypes = [ctypes.c_void_p, ctypes.c_int]
+    lib.mjgranular_radius.argtypes = [ctypes.c_void_p, c_int]
+    lib.mjgranular_state_part.restype = c_int
+    lib.mjgranular_state_part.argtypes = [ctypes.c_void_p, c_int, ctypes.c_char_p, ptr(ll), ptr(ll)]
+    lib.mjgranular_state_version.restype = c_int
+    lib.mjgranular_contact_array.restype = c_int
+    lib.mjgranular_contact_array.argtypes = [c_int, c_int, ptr(ctypes.c_char_p), ptr(ll),
+                                             ptr(c_int), ptr(c_int), ptr(c_int)]
     return lib
+
+
+def state_part(model, instance, name):
+    """(offset, length) in mjtNums of part `name` of terrain instance `instance`'s plugin_state
+    block, as the library lays it out: count, stamp, version, positions, velocities,
+    angular_velocities, radii, wrenches, contacts, grain_capacity."""
+    offset, length = ctypes.c_longlong(), ctypes.c_longlong()
+    if library().mjgranular_state_part(model._address, instance, name.encode(),
+                                       ctypes.byref(offset), ctypes.byref(length)):
+        raise ValueError(f"plugin instance {instance} is not a valid {PLUGIN_NAME} instance, "
+                         f"or {name!r} is no part of its state")
+    return offset.value, length.value
+
+
+def contact_arrays():
+    """The contact state's arrays in saved order, from the library: (name, slots per grain,
+    4-byte numbers per slot, numpy type)."""
+    lib, out, index = library(), [], 0
+    name, offset = ctypes.c_char_p(), ctypes.c_longlong()
+    slots, width, is_float = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
+    while lib.mjgranular_contact_array(index, 1, ctypes.byref(name), ctypes.byref(offset),
+                                       ctypes.byref(slots), ctypes.byref(width),
+                                       ctypes.byref(is_float)) == 0:
+        out.append((name.value.decode(), slots.value, width.value,
+                    "<f4" if is_float.value else "<i4"))
+        index += 1
+    return tuple(out)
+
+
+def _contact_bytes(arrays):
+    """Bytes per grain of these contact-state arrays."""
+    return sum(4 * slots * width for _, slots, width, _ in arrays)
 
 
 def substeps(model, substep):
@@ -125,25 +165,28 @@ class Grains:
             raise IndexError(f"plugin instance {instance} out of range (nplugin={model.nplugin})")
         adr = int(model.plugin_stateadr[instance])
         num = int(model.plugin_statenum[instance])
-        nbody = int(model.nbody)
-        cap, rest = divmod(num - HEADER - 6 * nbody, GRAIN_NUMS + CONTACT_PER_GRAIN)
-        if cap < 0 or rest != 0:
-            raise ValueError(f"plugin instance {instance} has a state of {num} numbers, not the "
-                             "mjgranular.terrain layout")
         self._data = data  # keeps the buffer alive as long as the views
-        self.capacity = cap
-        self.nbody = nbody
         self.state = data.plugin_state[adr:adr + num]
-        self._pos = self.state[HEADER:HEADER + 3 * cap].reshape(cap, 3)
-        self._vel = self.state[HEADER + 3 * cap:HEADER + 6 * cap].reshape(cap, 3)
-        self._angvel = self.state[HEADER + 6 * cap:HEADER + 9 * cap].reshape(cap, 3)
-        self._radii = self.state[HEADER + 9 * cap:HEADER + 10 * cap]
-        grains_end = HEADER + GRAIN_NUMS * cap
-        self.wrenches = self.state[grains_end:grains_end + 6 * nbody].reshape(nbody, 6)
-        self.contacts = self.state[grains_end + 6 * nbody:]
-        if cap and int(self.state[2]) not in (0, LAYOUT_VERSION):
-            raise ValueError(f"plugin_state layout version {self.state[2]}, expected "
-                             f"{LAYOUT_VERSION}")
+
+        def part(name, shape=None):
+            at, length = state_part(model, instance, name)
+            if at + length > num:
+                raise ValueError(f"plugin instance {instance} has a state of {num} numbers, "
+                                 "not the layout of the loaded mjgranular library")
+            view = self.state[at:at + length]
+            return view.reshape(shape) if shape else view
+
+        self.capacity = state_part(model, instance, "grain_capacity")[1]
+        self.nbody = int(model.nbody)
+        self._pos = part("positions", (self.capacity, 3))
+        self._vel = part("velocities", (self.capacity, 3))
+        self._angvel = part("angular_velocities", (self.capacity, 3))
+        self._radii = part("radii")
+        self.wrenches = part("wrenches", (self.nbody, 6))
+        self.contacts = part("contacts")
+        version = library().mjgranular_state_version()
+        if self.capacity and int(self.state[2]) not in (0, version):
+            raise ValueError(f"plugin_state layout version {self.state[2]}, expected {version}")
 
     @property
     def count(self):
@@ -192,7 +235,7 @@ file's are all `radius`), contacts (dict of the contact-state arrays, laid out f
 slot k of grain i at [k, i]) or None."""
 
 
-def _contact_views(raw, cap, arrays=CONTACT_ARRAYS):
+def _contact_views(raw, cap, arrays):
     """The contact-state arrays in `raw` (bytes laid out for capacity cap), shaped (slots, cap)
     or (slots, cap, 3)."""
     out, offset = {}, 0
@@ -220,7 +263,7 @@ def save_bed(path, model, data, instance=0, contacts=True):
              g.radii.astype("<f4").tobytes()]
     if contacts:
         raw = np.ascontiguousarray(g.contacts).tobytes()
-        for name, a in _contact_views(raw, g.capacity).items():
+        for name, a in _contact_views(raw, g.capacity, contact_arrays()).items():
             parts.append(np.ascontiguousarray(a[:, :n]).tobytes())
     pathlib.Path(path).write_bytes(b"".join(parts))
 
@@ -236,7 +279,8 @@ def load_bed(path):
         raise ValueError(f"{path}: format version {version}, expected 1 to {BED_VERSION}")
     n, flags = int(h["n"]), int(h["flags"])
     # version 1: positions and velocities; 2: also angular velocities and radii
-    arrays, nvec = (CONTACT_ARRAYS_V1, 2) if version == 1 else (CONTACT_ARRAYS, 3)
+    arrays = contact_arrays()
+    arrays, nvec = (arrays[:BED_V1_CONTACT_ARRAYS], 2) if version == 1 else (arrays, 3)
     grain_bytes = 12 * nvec + (4 if version > 1 else 0)
     want = BED_HEADER.itemsize + grain_bytes * n + (_contact_bytes(arrays) * n if flags & 1 else 0)
     if n < 0 or flags & ~1 or len(raw) != want:
