@@ -9,7 +9,7 @@
 
 #include "state.h"
 
-int mjg_bed_alloc(mjgBed* bed, int cap, int contacts) {
+int mjg_bed_alloc(mjgBed* bed, int cap, int contacts, double radius) {
   memset(bed, 0, sizeof(*bed));
   size_t c = cap > 0 ? (size_t)cap : 1;
   bed->cap = cap;
@@ -23,6 +23,8 @@ int mjg_bed_alloc(mjgBed* bed, int cap, int contacts) {
     mjg_bed_free(bed);
     return -1;
   }
+  // a grain written into a free slot by hand (raising the count) has a radius already
+  for (int i = 0; i < cap; i++) bed->radius[i] = (float)radius;
   return 0;
 }
 
@@ -45,7 +47,7 @@ void mjg_bed_write(const mjgBed* bed, int nbody, mjtNum* state) {
   memcpy(mjg_state_pos(state, cap), bed->pos, 3 * (size_t)bed->n * sizeof(mjtNum));
   memcpy(mjg_state_vel(state, cap), bed->vel, 3 * (size_t)bed->n * sizeof(mjtNum));
   memcpy(mjg_state_angvel(state, cap), bed->angvel, 3 * (size_t)bed->n * sizeof(mjtNum));
-  memcpy(mjg_state_radius(state, cap), bed->radius, (size_t)bed->n * sizeof(mjtNum));
+  memcpy(mjg_state_radius(state, cap), bed->radius, (size_t)cap * sizeof(mjtNum));
   if (bed->contacts) {
     memcpy(mjg_state_contacts(state, cap, nbody), bed->contacts,
            mjg_state_contact_size(cap) * sizeof(mjtNum));

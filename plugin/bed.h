@@ -14,13 +14,14 @@ typedef struct mjgBed_ {
   mjtNum* pos;              // positions, world frame [m]                           (cap x 3)
   mjtNum* vel;              // velocities, world frame [m/s]                        (cap x 3)
   mjtNum* angvel;           // angular velocities, world frame [rad/s]              (cap x 3)
-  mjtNum* radius;           // radii [m]                                            (cap)
+  mjtNum* radius;           // radii [m]; slots past n: the one a grain put there has (cap)
   mjtNum* contacts;         // contact state as in plugin_state; NULL: none    (state.h, cap)
 } mjgBed;
 
-// Allocate a bed of capacity cap with n = 0, zeroed, with room for a contact state when
-// contacts is 1. Returns 0, or -1 when out of memory (bed is then freed).
-int mjg_bed_alloc(mjgBed* bed, int cap, int contacts);
+// Allocate a bed of capacity cap with n = 0, zeroed but for every slot's radius (radius), with
+// room for a contact state when contacts is 1. Returns 0, or -1 when out of memory (bed is then
+// freed).
+int mjg_bed_alloc(mjgBed* bed, int cap, int contacts, double radius);
 
 // Free the arrays; a zeroed struct is fine.
 void mjg_bed_free(mjgBed* bed);

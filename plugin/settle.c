@@ -119,7 +119,7 @@ static int settle(const mjgSettleInput* in, mjgBed* out, char* why, int size) {
   mjtNum* state = (mjtNum*)calloc(mjg_state_size(cap, nbody), sizeof(mjtNum));
   float* stage = (float*)malloc(MJG_STAGE_PER_GRAIN * (size_t)(cap ? cap : 1) * sizeof(float));
   double* wrench = (double*)malloc(6 * (size_t)(nbody ? nbody : 1) * sizeof(double));
-  int fail = !state || !stage || !wrench || mjg_bed_alloc(out, cap, 1);
+  int fail = !state || !stage || !wrench || mjg_bed_alloc(out, cap, 1, 0);
   if (fail) snprintf(why, size, "out of memory for settling %d grains", b->n);
 
   // the grains in, the steps, the grains out
@@ -141,7 +141,7 @@ static int settle(const mjgSettleInput* in, mjgBed* out, char* why, int size) {
     memcpy(out->pos, mjg_state_pos(state, cap), 3 * (size_t)b->n * sizeof(mjtNum));
     memcpy(out->vel, mjg_state_vel(state, cap), 3 * (size_t)b->n * sizeof(mjtNum));
     memcpy(out->angvel, mjg_state_angvel(state, cap), 3 * (size_t)b->n * sizeof(mjtNum));
-    memcpy(out->radius, b->radius, (size_t)b->n * sizeof(mjtNum));
+    memcpy(out->radius, b->radius, (size_t)cap * sizeof(mjtNum));
     memcpy(out->contacts, mjg_state_contacts(state, cap, nbody),
            mjg_state_contact_size(cap) * sizeof(mjtNum));
     fprintf(stderr, "mjgranular.terrain: settled %d grains for %d steps of %d substeps in %.2f s "

@@ -129,7 +129,7 @@ static int make_bed(mjgTerrain* t, const mjModel* m, mjData* d, int instance, ch
       return refuse_key(m, instance, "bed_file", why, msg, size);
     }
   } else {
-    if (mjg_bed_alloc(&t->own, t->cap, 0)) {
+    if (mjg_bed_alloc(&t->own, t->cap, 0, t->cfg.radius)) {
       return refuse_key(m, instance, "count", "out of memory for the initial bed", msg, size);
     }
     t->own.n = mjg_bed_make(&t->cfg, &t->own);
@@ -331,6 +331,11 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
     st = mjg_transfer_upload(t->solver, state, t->cap, t->nbody, n, t->stage);
     if (st == grnERR_NONFINITE) {
       advance_failed(t, d->time, "plugin_state holds a non-finite grain", grnOK);
+      return;
+    }
+    if (st == grnERR_ARG) {
+      advance_failed(t, d->time, "plugin_state holds a grain radius not in (0, key radius] or a "
+                     "contact state that does not fit its grains", grnOK);
       return;
     }
   }

@@ -161,6 +161,34 @@ TEST(Terrain, NonFiniteStateIsRefusedWithAWarning) {
   EXPECT_EQ(g.state[0], -3);
 }
 
+// grains written by hand into the free slots of a count-only bed fall as spheres of the key's
+// radius (every slot starts with it); a radius beyond the key's is refused with a warning
+TEST(Terrain, GrainsWrittenIntoFreeSlotsHaveTheKeysRadius) {
+  auto m = LoadXml(TerrainXml({{"count", "2"}, {"radius", "0.004"}}, mjg_test::WalledBox(0.045)));
+  ASSERT_TRUE(m);
+  DataPtr d(mj_makeData(m.get()));
+  auto g = GrainsOf(m.get(), d.get());
+  ASSERT_EQ(g.n(), 0);
+  EXPECT_EQ(*g.radius(0), (float)0.004);
+  EXPECT_EQ(*g.radius(1), (float)0.004);
+  g.state[0] = 2;
+  g.pos(0)[2] = 0.01;
+  g.pos(1)[0] = 0.02;
+  g.pos(1)[2] = 0.01;
+  for (int k = 0; k < 250; k++) mj_step(m.get(), d.get());  // 0.5 s: fallen and at rest
+  EXPECT_NEAR(g.pos(0)[2], 0.004, 1e-5);
+  EXPECT_NEAR(g.pos(1)[2], 0.004, 1e-5);
+
+  *g.radius(1) = 0.005;
+  std::vector<mjtNum> before = StateCopy(m.get(), d.get());
+  {
+    mjg_test::WarningCapture warnings;
+    mj_step(m.get(), d.get());
+    EXPECT_NE(warnings.All().find("radius"), std::string::npos) << warnings.All();
+  }
+  EXPECT_EQ(StateCopy(m.get(), d.get()), before);
+}
+
 TEST(Terrain, SandboxModelLoads) {
   std::string error;
   mjg_test::LoadPlugin();
