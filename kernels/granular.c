@@ -164,7 +164,8 @@ static void derive_consts(grnSolver* s) {
   c->radius = p->radius;
   c->margin = p->margin;
   c->cutoff = grn_pair_cutoff(c, p->radius, p->radius);
-  c->reach = c->cutoff + p->skin * p->radius;
+  c->skin = p->skin * p->radius;
+  c->reach = c->cutoff + c->skin;
   // cells a little wider than the distance, so that float rounding of x / cell can never put two
   // grains closer than it two cells apart (safe up to ~8000 cells from the origin)
   c->inv_cell = 1.0f / (c->cutoff * 1.001f);

@@ -27,18 +27,18 @@ GRN_HD float grn_pair_cutoff(const grnConsts* c, float ri, float rj) {
   return sum + 0.5f * c->margin * sum;
 }
 
-// grains closer than cut to grain i (cells at least cut wide), or with cut 0 closer than each
-// pair's contact distance (cells at least c->cutoff wide): walk the 27 neighbouring cells and
+// grains closer to grain i than each pair's contact distance plus extra (0: contacts; c->skin:
+// the neighbour lists; cells at least c->cutoff + extra wide): walk the 27 neighbouring cells and
 // keep grains whose own cell is the visited one (so hash collisions never give duplicates). the
 // first max found go to out[0], out[stride], ...; returns how many there are in all. with
 // c->ordered they are the max smallest indices, sorted, so results do not depend on the order the
 // hash lists were built in (which threads racing on the atomic insertion vary); otherwise the
 // first max the walk meets, in that order
-GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, float cut, int i, int* out,
-                               size_t stride, int max) {
+GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, float extra, int i,
+                               int* out, size_t stride, int max) {
   grnVec3 xi = grn_load3(d->pos + 3 * i);
   const int* ci = d->cell + 3 * i;
-  float ri = grn_radius(d, i), cut2 = cut * cut;
+  float ri = grn_radius(d, i);
   int count = 0;
   for (int dz = -1; dz <= 1; dz++) {
     for (int dy = -1; dy <= 1; dy++) {
@@ -48,11 +48,8 @@ GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, float cut, 
           const int* cj = d->cell + 3 * j;
           if (j == i || cj[0] != cx || cj[1] != cy || cj[2] != cz) continue;
           grnVec3 r = grn_sub(xi, grn_load3(d->pos + 3 * j));
-          if (cut == 0) {
-            float pc = grn_pair_cutoff(c, ri, grn_radius(d, j));
-            cut2 = pc * pc;
-          }
-          if (grn_dot(r, r) >= cut2) continue;
+          float cut = grn_pair_cutoff(c, ri, grn_radius(d, j)) + extra;
+          if (grn_dot(r, r) >= cut * cut) continue;
           if (count < max) {
             // insertion by index, or at the end
             int k = count;
@@ -96,7 +93,7 @@ GRN_HD int grn_prev_pair_slot(const grnData* d, const grnConsts* c, int i, int j
 
 // neighbour list of grain i: the grains within the reach, from a hash of list cells
 GRN_HD void grn_build_neighbors(const grnData* d, const grnConsts* c, int i) {
-  int found = grn_grain_neighbors(d, c, c->reach, i, d->nbr + i, (size_t)d->cap,
+  int found = grn_grain_neighbors(d, c, c->skin, i, d->nbr + i, (size_t)d->cap,
                                   GRN_MAX_NEIGHBORS);
   d->nnbr[i] = found <= GRN_MAX_NEIGHBORS ? found : -1;
   if (found > GRN_MAX_NEIGHBORS) d->nbr_overflow[0] = 1;

@@ -211,7 +211,9 @@ typedef struct grnConsts_ {
   float radius;               // largest grain radius [m] (the hash cells)
   float margin;               // speculative contact distance, as a fraction of the radius
   float cutoff;               // largest grain-grain contact distance: 2 r + margin [m]
-  float reach;                // neighbour-list distance: cutoff + skin [m]
+  float skin;                 // neighbour-list skin [m]: a list holds the grains within each
+                              // pair's contact distance plus the skin
+  float reach;                // largest neighbour-list distance: cutoff + skin [m]
   float inv_cell;             // 1 / cell of a hash searched to the cutoff (grn_find_pairs)
   float inv_list_cell;        // 1 / cell of a hash searched to the reach (neighbour lists)
   float moved2;               // squared displacement since the lists' build that they allow [m^2]
