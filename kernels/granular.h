@@ -82,7 +82,7 @@ typedef struct grnParams_ {
 // default rolling and torsional resistance between grains: chosen so that a heap of grains at the
 // default friction stands at about 30-35 degrees (README, the repose measurement); plain numbers,
 // so that the plugin's config table can quote them
-#define GRN_DEFAULT_ROLLING 0.1
+#define GRN_DEFAULT_ROLLING 0.2
 #define GRN_DEFAULT_TORSIONAL 0.1
 
 // Fill params with defaults (radius 5 mm, sand density, friction 0.5, dt 5e-4 s, deterministic,
