@@ -1,5 +1,6 @@
 // granular physics that only emerges from several grains together: a stack of grains is an
-// unstable equilibrium without rolling resistance and falls over, and stands with it.
+// unstable equilibrium without rolling resistance and falls over, and stands with it; spheres of
+// two sizes pack denser together than either size alone.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -20,6 +21,7 @@ using grn_test::Read;
 using grn_test::SolverPtr;
 
 constexpr double kG = 9.81;
+constexpr double kPi = 3.14159265358979323846;
 
 // grains of the given radii at random non-overlapping positions in the box [lo, hi] (inset by
 // each grain's radius), placed in order by random sequential addition with a clearance of
@@ -158,6 +160,208 @@ TEST(GranularPhysics, StackOfFiveGrainsFallsOver) {
               "after 2 s: highest grain %.3g d above the bottom grain's start (upright 4 d, "
               "fallen < 2.5 d) with rolling friction 0; %.3g d with rolling friction 0.5\n",
               kStack, speed / vref, top_free / d, top_resisted / d);
+}
+
+//---------------------------------- a binary mix packs denser ------------------------------------
+
+// fraction of the box [lo, hi] inside some sphere (pos, radii): the share of a grid of points
+// `step` apart (at the centres of its cells) that lie in a sphere. a sphere cut by the box counts
+// with its part inside, and volume where spheres overlap counts once.
+double CoveredFraction(const std::vector<float>& pos, const std::vector<float>& radii,
+                       const double lo[3], const double hi[3], double step) {
+  if (radii.empty()) return 0;
+  const double cell = 2 * *std::max_element(radii.begin(), radii.end());
+  int nb[3];
+  for (int a = 0; a < 3; a++) nb[a] = std::max(1, (int)std::ceil((hi[a] - lo[a]) / cell));
+  auto bin = [&](int a, double x) {
+    return std::min(nb[a] - 1, std::max(0, (int)std::floor((x - lo[a]) / cell)));
+  };
+  // spheres reaching into the box, binned by centre (clamped to the box) into cells of a diameter
+  std::vector<std::vector<int>> bins((size_t)nb[0] * nb[1] * nb[2]);
+  for (size_t g = 0; g < radii.size(); g++) {
+    const float* x = &pos[3 * g];
+    bool near = true;
+    for (int a = 0; a < 3; a++) near = near && x[a] > lo[a] - radii[g] && x[a] < hi[a] + radii[g];
+    if (!near) continue;
+    bins[((size_t)bin(2, x[2]) * nb[1] + bin(1, x[1])) * nb[0] + bin(0, x[0])].push_back((int)g);
+  }
+  long inside = 0, total = 0;
+  for (double z = lo[2] + step / 2; z < hi[2]; z += step) {
+    for (double y = lo[1] + step / 2; y < hi[1]; y += step) {
+      for (double x = lo[0] + step / 2; x < hi[0]; x += step) {
+        const int i0 = bin(0, x), j0 = bin(1, y), k0 = bin(2, z);
+        bool hit = false;
+        for (int k = std::max(0, k0 - 1); k <= std::min(nb[2] - 1, k0 + 1) && !hit; k++) {
+          for (int j = std::max(0, j0 - 1); j <= std::min(nb[1] - 1, j0 + 1) && !hit; j++) {
+            for (int i = std::max(0, i0 - 1); i <= std::min(nb[0] - 1, i0 + 1) && !hit; i++) {
+              for (int g : bins[((size_t)k * nb[1] + j) * nb[0] + i]) {
+                double dx = x - pos[3 * g], dy = y - pos[3 * g + 1], dz = z - pos[3 * g + 2];
+                if (dx * dx + dy * dy + dz * dz < (double)radii[g] * radii[g]) {
+                  hit = true;
+                  break;
+                }
+              }
+            }
+          }
+        }
+        inside += hit;
+        total++;
+      }
+    }
+  }
+  return total ? (double)inside / total : 0;
+}
+
+// a settled bed of the mix test, measured in its core
+struct MixBed {
+  double phi = 0;          // volume fraction of solid
+  double small = 0;        // share of that solid in small grains
+  double overlap = 0;      // mean overlap of the touching pairs, over the smaller radius
+};
+
+constexpr int kMixLarge = 500;     // the bed's solid volume, in large grains
+constexpr double kMixHalf = 4;     // half-width of the container, in large diameters
+constexpr double kMixCore = 2;     // the core's distance from walls, floor and surface, likewise
+constexpr double kMixCap = 0.3;    // grain speed cap while settling [m/s]
+
+// frictionless grains of radius R (the default) and R / 2, the small ones making up `share` of
+// the solid volume (kMixLarge large grains' worth in all), placed at random by sequential addition
+// (large first, at a volume fraction of 0.28) in a container 2 kMixHalf large diameters square,
+// settled for 0.8 s under gravity with every grain's speed capped at kMixCap every 10 substeps (so
+// nothing falls from high up: no impacts, no grains of one size overtaking the others), and
+// measured in the core: kMixCore large diameters in from the walls, above the floor and below the
+// surface (the height under which 98% of the grains' tops lie).
+MixBed SettledMix(double share, unsigned seed) {
+  grnParams p;
+  grn_default_params(&p);
+  const float R = p.radius, D = 2 * R, r = R / 2;
+  const int n_large = (int)std::lround(kMixLarge * (1 - share));
+  const int n_small = (int)std::lround(8 * kMixLarge * share);
+  const int n = n_large + n_small;
+  std::vector<float> radii(n_large, R);
+  radii.insert(radii.end(), n_small, r);
+  p.capacity = n;
+  p.radius = n_large ? R : r;  // margin and skin scale with the largest grain present
+  p.friction = 0;
+  p.rolling_friction = 0;
+  p.torsional_friction = 0;
+  MixBed bed;
+  const float half = (float)kMixHalf * D;
+  double solid = 0;
+  for (float x : radii) solid += 4.0 / 3.0 * kPi * x * x * x;
+  const float lo[3] = {-half, -half, 0};
+  const float hi[3] = {half, half, D + (float)(solid / 0.28 / ((2 * half - D) * (2 * half - D)))};
+  Grains g;
+  if (!RandomPlacement(radii, lo, hi, seed, &g.pos)) {
+    ADD_FAILURE() << "no room to place the grains";
+    return bed;
+  }
+  g.vel.assign(g.pos.size(), 0);
+  g.angvel.assign(g.pos.size(), 0);
+  SolverPtr s = MakeSolver(p);
+  if (!s) return bed;
+  const float c[3] = {0, 0, 0.5f}, h[3] = {half, half, 0.5f};
+  std::vector<grnShape> box = grn_test::Container(c, h, 0);
+  EXPECT_EQ(grn_set_shapes(s.get(), (int)box.size(), box.data()), grnOK);
+  grn_test::Write(s.get(), g);
+  EXPECT_EQ(grn_set_radii(s.get(), radii.data()), grnOK);
+  std::vector<char> contacts(grn_contact_state_bytes(n));
+  const int every = 10, chunks = (int)std::lround(0.8 / p.dt / every);
+  for (int k = 0; k < chunks; k++) {
+    EXPECT_EQ(grn_advance(s.get(), every), grnOK);
+    g = Read(s.get());
+    for (int i = 0; i < n; i++) {
+      float* v = &g.vel[3 * i];
+      double speed = std::sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
+      if (speed > kMixCap) {
+        for (int a = 0; a < 3; a++) v[a] = (float)(v[a] * kMixCap / speed);
+      }
+    }
+    // the same positions and the contacts put back: only the velocities change
+    EXPECT_EQ(grn_get_contacts(s.get(), contacts.data()), grnOK);
+    grn_test::Write(s.get(), g);
+    EXPECT_EQ(grn_set_contacts(s.get(), contacts.data()), grnOK);
+  }
+  // touching pairs and their overlaps
+  int touching = 0;
+  for (int i = 0; i < n; i++) {
+    for (int j = i + 1; j < n; j++) {
+      double d2 = 0;
+      for (int a = 0; a < 3; a++) d2 += std::pow((double)g.pos[3 * i + a] - g.pos[3 * j + a], 2);
+      double depth = radii[i] + radii[j] - std::sqrt(d2);
+      if (depth > 0) {
+        bed.overlap += depth / std::min(radii[i], radii[j]);
+        touching++;
+      }
+    }
+  }
+  bed.overlap /= std::max(1, touching);
+  std::vector<float> tops(n);
+  for (int i = 0; i < n; i++) tops[i] = g.pos[3 * i + 2] + radii[i];
+  std::sort(tops.begin(), tops.end());
+  const double m = kMixCore * D, surface = tops[(size_t)(0.98 * n)];
+  const double clo[3] = {-half + m, -half + m, m}, chi[3] = {half - m, half - m, surface - m};
+  bed.phi = CoveredFraction(g.pos, radii, clo, chi, R / 10);
+  std::vector<float> small_pos(g.pos.begin() + 3 * n_large, g.pos.end());
+  std::vector<float> small_radii(radii.begin() + n_large, radii.end());
+  if (bed.phi > 0) bed.small = CoveredFraction(small_pos, small_radii, clo, chi, R / 10) / bed.phi;
+  return bed;
+}
+
+// spheres of two sizes pack denser together than either size alone: the small ones fill gaps
+// between the large ones, and the large ones replace many small ones with their solid insides
+// (Furnas 1931; for large size ratios the densest mix has about 30% of its solid in small
+// grains). at a radius ratio of 2 the gaps are too small for the small grains to sit in, and the
+// gain is modest: random close packing rises from 0.64 for equal spheres (Scott & Kilgour 1969)
+// to about 0.66 - 0.67 with 20 - 40% of the solid in spheres of half the diameter (Yerazunis,
+// Cornell & Wintner, Nature 207, 835 (1965); Farr & Groot, J. Chem. Phys. 131, 244104 (2009)).
+//
+// the grains are frictionless (with friction the packing depends on how the bed was made, from
+// random loose packing ~0.55 up; without, settling reaches random close packing): an all-large
+// bed, an all-small one (8 times the grains) in the same container, and the mix with 30% of its
+// solid small. each is settled as in SettledMix, which keeps the mix mixed: a pour from a height
+// lets the small grains run down through the large ones, and the core of a poured bed held
+// 14 - 20% small, with packings that spread as much as the effect. the test checks the core
+// holds 20 - 40% small (the mix it was meant to have, where the gain is near its broad maximum).
+//
+// over 14 seeds (1-14, one bed each) the core packings were: all large 0.651 +- 0.004 (sd), all
+// small 0.648 +- 0.002, mix 0.683 +- 0.004 (its core 26 +- 2% small, 23 - 31%), the mix 0.032
+// above the large and 0.034 above the small; the mean of two mix beds less that of two equal-sphere
+// beds spreads by at most 0.004, and over the 7 pairs of seeds it ranged 0.024 - 0.035 (large) and
+// 0.027 - 0.038 (small). the test settles seeds 1 and 2 of each bed and asks the mix's mean to be
+// above both others' by 0.015: 3.7 of those spreads above zero, so a solver whose mixes pack no
+// denser would not pass, and 4 below the gain measured. the packings sit ~0.01 above the
+// literature's (0.64 for equal spheres): the overlaps the solver leaves (mean 0.1 - 0.7% of the
+// smaller radius, checked below 1%) pack the grains a little closer, alike in all three beds.
+TEST(GranularPhysics, BinaryMixPacksDenserThanEitherSize) {
+  const double kShare = 0.3;
+  const unsigned seeds[2] = {1, 2};
+  MixBed beds[3][2];
+  double mean[3] = {0, 0, 0};
+  const double shares[3] = {0, 1, kShare};
+  for (int b = 0; b < 3; b++) {
+    for (int k = 0; k < 2; k++) {
+      beds[b][k] = SettledMix(shares[b], seeds[k]);
+      mean[b] += beds[b][k].phi / 2;
+      EXPECT_LT(beds[b][k].overlap, 0.01) << "bed " << b << " seed " << seeds[k];
+    }
+  }
+  for (int k = 0; k < 2; k++) {
+    EXPECT_GT(beds[2][k].small, 0.2) << "the mix's core lost its small grains, seed " << seeds[k];
+    EXPECT_LT(beds[2][k].small, 0.4) << "the mix's core holds too many small grains, seed "
+                                     << seeds[k];
+  }
+  EXPECT_GT(mean[2], mean[0] + 0.015) << "the mix packs no denser than the large grains alone";
+  EXPECT_GT(mean[2], mean[1] + 0.015) << "the mix packs no denser than the small grains alone";
+  std::printf("[ measure  ] frictionless grains settled with speeds capped at %.2g m/s, core "
+              "packing (seeds %u, %u): all radius R %.4f, %.4f; all R/2 %.4f, %.4f; mix %.0f%% "
+              "R/2 by volume %.4f, %.4f (core holds %.0f%%, %.0f%% R/2); mix above large by "
+              "%.4f, above small by %.4f (bound 0.015); mean overlap / smaller radius %.4f %.4f "
+              "%.4f\n",
+              kMixCap, seeds[0], seeds[1], beds[0][0].phi, beds[0][1].phi, beds[1][0].phi,
+              beds[1][1].phi, 100 * kShare, beds[2][0].phi, beds[2][1].phi,
+              100 * beds[2][0].small, 100 * beds[2][1].small, mean[2] - mean[0],
+              mean[2] - mean[1], beds[0][0].overlap, beds[1][0].overlap, beds[2][0].overlap);
 }
 
 }  // namespace
