@@ -1,9 +1,11 @@
 // mjgranular solver: public C API. No MuJoCo dependency.
 //
-// A solver holds a set of equal spheres (grains) and a list of rigid shapes described by signed
-// distance functions. grn_advance moves the grains over a number of substeps with projected
-// Jacobi hard contact, moving each shape kinematically at its velocity, and accumulates the
-// impulse the grains give back to each body. Every function returns a status; none exits.
+// A solver holds a set of rotating spheres (grains, each of its own radius) and a list of rigid
+// shapes described by signed distance functions. grn_advance moves the grains over a number of
+// substeps with projected Jacobi hard contact (friction, rolling and torsional resistance),
+// moving each shape at its velocity (answering the grains when the body is coupled), and
+// accumulates the impulse the grains give back to each body. Every function returns a status;
+// none exits.
 
 #ifndef MJGRANULAR_GRANULAR_H_
 #define MJGRANULAR_GRANULAR_H_

@@ -53,12 +53,10 @@ static int cpu_alloc_arrays(grnCpu* c, int unit, int nbody, int one_loop) {
   return ok;
 }
 
-// free the solver arrays of the tables that count unit (all units: -1)
-static void cpu_free_unit(grnCpu* c, int unit) {
+// free every solver array of the tables
+static void cpu_free_tables(grnCpu* c) {
   for (int a = 0; a < grn_nsolver_arrays; a++) {
-    const grnArrayDesc* desc = grn_solver_arrays + a;
-    if (unit >= 0 && desc->unit != unit) continue;
-    void** field = grn_array_field(&c->d, desc);
+    void** field = grn_array_field(&c->d, grn_solver_arrays + a);
     cpu_free(*field);
     *field = NULL;
   }
@@ -91,7 +89,7 @@ static grnStatus cpu_reserve_pairs(grnCpu* c, size_t count) {
 
 static void cpu_free_arrays(grnCpu* c) {
   grnData* d = &c->d;
-  cpu_free_unit(c, -1);
+  cpu_free_tables(c);
   void* arrays[] = {d->overflow, d->nbr_overflow, d->nonfinite, c->wrench_part, c->count_part,
                     c->impulse, c->moved2_part};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) cpu_free(arrays[i]);
