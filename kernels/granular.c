@@ -161,7 +161,6 @@ static void derive_consts(grnSolver* s) {
   const grnParams* p = &s->params;
   grnConsts* c = &s->consts;
   c->dt = p->dt;
-  c->radius = p->radius;
   c->margin = p->margin;
   c->cutoff = grn_pair_cutoff(c, p->radius, p->radius);
   c->skin = p->skin * p->radius;
@@ -322,8 +321,8 @@ grnStatus grn_get_contacts(const grnSolver* s, void* buf) {
   if (!s || !buf) return grnERR_ARG;
   int cap = s->params.capacity;
   for (int a = 0; a < grnNCONTACT_ARRAYS; a++) {
-    grnStatus st = s->ops->read(s, grn_contact_arrays + a, 0, (char*)buf + grn_contact_offset(a, cap),
-                                grn_contact_array_bytes(a, cap));
+    char* at = (char*)buf + grn_contact_offset(a, cap);
+    grnStatus st = s->ops->read(s, grn_contact_arrays + a, 0, at, grn_contact_array_bytes(a, cap));
     if (st != grnOK) return st;
   }
   return grnOK;
@@ -428,10 +427,12 @@ grnStatus grn_convert_contacts(const void* src, int src_cap, void* dst, int dst_
           if (desc->unit != grnUNIT_PAIR_SLOT) continue;
           char* v = d + grn_contact_offset(a, dst_cap);
           size_t w = desc->size * desc->width;
-          char tmp[16];
-          memcpy(tmp, v + w * GRN_SLOT(m, i, dst_cap), w);
-          memcpy(v + w * GRN_SLOT(m, i, dst_cap), v + w * GRN_SLOT(m - 1, i, dst_cap), w);
-          memcpy(v + w * GRN_SLOT(m - 1, i, dst_cap), tmp, w);
+          char *x = v + w * GRN_SLOT(m, i, dst_cap), *y = v + w * GRN_SLOT(m - 1, i, dst_cap);
+          for (size_t b = 0; b < w; b++) {
+            char t = x[b];
+            x[b] = y[b];
+            y[b] = t;
+          }
         }
       }
     }
@@ -496,6 +497,8 @@ int grn_box_planes(const float lo[3], const float hi[3], int lid, float friction
       s->com[i] = s->pos[i];
     }
     s->friction = friction;
+    s->spin_friction = -1;
+    s->roll_friction = -1;
     s->body = -1;
     s->grid = -1;
   }

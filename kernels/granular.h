@@ -119,9 +119,11 @@ typedef struct grnShape_ {
   float angvel[3];          // body angular velocity in world [rad/s]
   float friction;           // coulomb coefficient between grains and this shape
   float spin_friction;      // torsional resistance [m]: the moment about the normal is at most
-                            // this x the normal impulse (mujoco's friction[1])
+                            // this x the normal impulse (mujoco's friction[1]); < 0: as rough
+                            // as the grains (params.torsional_friction x the grain's radius)
   float roll_friction;      // rolling resistance [m]: the rolling moment is at most this x the
-                            // normal impulse (mujoco's friction[2])
+                            // normal impulse (mujoco's friction[2]); < 0: as rough as the grains
+                            // (params.rolling_friction x the grain's radius)
   float rbound;             // radius of a sphere about pos enclosing the shape; 0: unbounded
   int body;                 // wrench slot in [0, max_bodies); -1: static, no wrench
   int grid;                 // sdf grid index for grnSHAPE_GRID, else -1
@@ -129,7 +131,8 @@ typedef struct grnShape_ {
 
 // Static planes on the faces of the box [lo, hi], each solid outside the box: the floor and four
 // walls, and the lid when lid is 1 (one contact per face, so a grain in an edge or corner rests
-// on every face it touches). Writes 5 or 6 shapes to out and returns how many.
+// on every face it touches), with sliding friction `friction` and the grains' own rolling and
+// torsional resistance. Writes 5 or 6 shapes to out and returns how many.
 int grn_box_planes(const float lo[3], const float hi[3], int lid, float friction, grnShape* out);
 
 // A regular grid of signed distances in the shape frame, sampled at nodes
@@ -189,7 +192,8 @@ grnStatus grn_get_grains(const grnSolver* solver, float* pos, float* vel);
 
 // Size in bytes of the contact state of a solver of this capacity: each grain's contacts at the
 // end of the last substep with their impulses, the warm start of the next substep. With the
-// grains it makes the full solver state: saving both and restoring them continues a run exactly.
+// grains (positions, velocities, angular velocities, radii) it makes the full solver state:
+// saving both and restoring them continues a run exactly.
 size_t grn_contact_state_bytes(int capacity);
 
 // Copy the contact state into buf (grn_contact_state_bytes(capacity) bytes).

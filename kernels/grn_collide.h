@@ -181,7 +181,8 @@ GRN_HD void grn_collide_grains(const grnData* d, const grnConsts* c, int i) {
     int j = partner[k];
     d->pair[slot] = j;
     int prev = grn_prev_pair_slot(d, c, i, j, &m);
-    grn_carry_law_state(d, grnUNIT_PAIR_SLOT, slot, prev >= 0 ? (long long)GRN_SLOT(prev, i, cap) : -1);
+    long long from = prev >= 0 ? (long long)GRN_SLOT(prev, i, cap) : -1;
+    grn_carry_law_state(d, grnUNIT_PAIR_SLOT, slot, from);
   }
   d->npair[i] = count;
   if (found > count) d->overflow[0] = 1;

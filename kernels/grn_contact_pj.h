@@ -291,8 +291,10 @@ GRN_HD void grn_pj_shape_impulses(const grnData* d, const grnConsts* c, int i, g
     }
     float depth = d->sc_depth[slot];
     grnVec3 imp = grn_load3(d->sc_imp + 3 * slot), mom = grn_load3(d->sc_mom + 3 * slot);
-    grn_pj_impulse(u, w, n, grn_pj_target(depth, c), m, sh->friction, sh->roll_friction,
-                   sh->spin_friction, &imp, &mom);
+    // a shape's rolling and spinning bounds are lengths, or (negative) the grains' own
+    float roll = sh->roll_friction >= 0 ? sh->roll_friction : c->rolling * r;
+    float tors = sh->spin_friction >= 0 ? sh->spin_friction : c->torsional * r;
+    grn_pj_impulse(u, w, n, grn_pj_target(depth, c), m, sh->friction, roll, tors, &imp, &mom);
     grn_store3(d->sc_imp + 3 * slot, imp);
     grn_store3(d->sc_mom + 3 * slot, mom);
     float b = grn_pj_bias_impulse(grn_dot(bi, n), grn_pj_bias_target(depth, c), d->sc_bias[slot],

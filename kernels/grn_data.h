@@ -208,9 +208,8 @@ GRN_HD float grn_inv_inertia(const grnData* d, int i) { return d->inv_inertia[i]
 // per-substep constants derived from the params
 typedef struct grnConsts_ {
   float dt;                   // substep [s]
-  float radius;               // largest grain radius [m] (the hash cells)
   float margin;               // speculative contact distance, as a fraction of the radius
-  float cutoff;               // largest grain-grain contact distance: 2 r + margin [m]
+  float cutoff;               // largest grain-grain contact distance: 2 r (1 + margin / 2) [m]
   float skin;                 // neighbour-list skin [m]: a list holds the grains within each
                               // pair's contact distance plus the skin
   float reach;                // largest neighbour-list distance: cutoff + skin [m]

@@ -121,7 +121,7 @@ int mjg_bed_make(const mjgConfig* cfg, mjgBed* bed) {
   memset(bed->vel, 0, 3 * (size_t)n * sizeof(mjtNum));
   memset(bed->angvel, 0, 3 * (size_t)n * sizeof(mjtNum));
 
-  // radii from a stream of their own (a bed of one size is the same as before sizes could mix),
+  // radii from a stream of their own (so the positions of a bed do not depend on its sizes),
   // rounded to float as the state holds them
   uint64_t rng_r = (uint64_t)cfg->seed * 0x9E3779B97F4A7C15ull + 7;
   for (long long i = 0; i < n; i++) {

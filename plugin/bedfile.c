@@ -125,7 +125,7 @@ static int read_vectors(FILE* f, int n, const char* what, mjtNum* out, char* why
   return 0;
 }
 
-// read n float32 radii into out; each must lie in (0, largest]; -1 with why
+// read n float32 radii into out; each must lie in (0, largest] (key radius); -1 with why
 static int read_radii(FILE* f, int n, double largest, mjtNum* out, char* why, int size) {
   unsigned char b[4];
   for (int i = 0; i < n; i++) {
@@ -135,8 +135,8 @@ static int read_radii(FILE* f, int n, double largest, mjtNum* out, char* why, in
     }
     float r = lef32(b);
     if (!(r > 0 && r <= largest)) {
-      snprintf(why, size, "the radius of grain %d, %g m, is not in (0, %g] (the header's radius)",
-               i, r, largest);
+      snprintf(why, size, "the radius of grain %d, %g m, is not in (0, %g] (key 'radius')", i, r,
+               largest);
       return -1;
     }
     out[i] = r;
@@ -196,7 +196,7 @@ int mjg_bedfile_read(const char* path, int cap, double radius, mjgBed* bed, char
            read_vectors(f, info.n, "velocity", bed->vel, why, size) ||
            (info.version > 1 &&
             (read_vectors(f, info.n, "angular velocity", bed->angvel, why, size) ||
-             read_radii(f, info.n, (float)info.radius, bed->radius, why, size))) ||
+             read_radii(f, info.n, (float)radius, bed->radius, why, size))) ||
            (info.has_contacts &&
             read_contacts(f, info.version, info.n, cap, bed->contacts, why, size));
   }

@@ -1,8 +1,7 @@
 // static boundaries: world-body geoms become fixed solver shapes in their MJCF pose, the `domain`
 // key becomes six inward-facing planes (one contact per face, so a grain in a corner rests on
-// all the faces it touches). A geom's friction is its own MJCF friction triple, as given; the
-// domain's faces are as rough as the grains (the granular friction, rolling and torsional
-// coefficients times the grain radius).
+// all the faces it touches). A geom's friction is its own MJCF friction triple, as its condim
+// uses it (geoms.c); the domain's faces are as rough as the grains.
 #include "boundaries.h"
 
 #include <math.h>
@@ -55,17 +54,12 @@ int mjg_boundaries_static(const mjModel* m, const mjgConfig* cfg, const mjgMeshG
       lo[i] = (float)cfg->domain[i];
       hi[i] = (float)cfg->domain[3 + i];
     }
-    int first = n;
     if (cfg->has_cyclic_z) {
       grnShape faces[6];
       grn_box_planes(lo, hi, 0, (float)cfg->friction, faces);
       for (int f = 1; f < 5; f++) out[n++] = faces[f];  // faces[0] is the floor
     } else {
       n += grn_box_planes(lo, hi, 1, (float)cfg->friction, out + n);
-    }
-    for (int f = first; f < n; f++) {
-      out[f].roll_friction = (float)(cfg->rolling_friction * cfg->radius);
-      out[f].spin_friction = (float)(cfg->torsional_friction * cfg->radius);
     }
   }
 

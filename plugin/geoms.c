@@ -137,10 +137,12 @@ int mjg_geom_shape(const mjModel* m, int g, const mjgMeshGrids* grids, grnShape*
   s->size[2] = c;
   s->mat[0] = s->mat[4] = s->mat[8] = 1;
   // the geom's own friction triple, as mujoco defines it: sliding, then torsional and rolling
-  // resistance as lengths [m] (moment bound per unit normal force)
+  // resistance as lengths [m] (moment bound per unit normal force), each where the geom's condim
+  // asks for it (torsional from 4, rolling at 6, as in mujoco); else as rough as the grains
+  int condim = m->geom_condim[g];
   s->friction = (float)m->geom_friction[3 * g];
-  s->spin_friction = (float)m->geom_friction[3 * g + 1];
-  s->roll_friction = (float)m->geom_friction[3 * g + 2];
+  s->spin_friction = condim >= 4 ? (float)m->geom_friction[3 * g + 1] : -1;
+  s->roll_friction = condim >= 6 ? (float)m->geom_friction[3 * g + 2] : -1;
   s->body = -1;
   s->grid = -1;
   switch (m->geom_type[g]) {

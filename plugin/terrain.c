@@ -140,7 +140,8 @@ static int make_bed(mjgTerrain* t, const mjModel* m, mjData* d, int instance, ch
   grnStatus st = mjg_transfer_upload(t->solver, state, t->cap, t->nbody, t->own.n, t->stage);
   if (st != grnOK) {
     snprintf(why, sizeof(why), "the solver refuses the bed: %s%s", grn_status_string(st),
-             st == grnERR_ARG ? " (its contact state does not fit its grains)" : "");
+             st == grnERR_ARG ? " (a radius beyond key 'radius', or a contact state that does "
+                                "not fit its grains)" : "");
     return refuse_key(m, instance, path ? "bed_file" : "fill", why, msg, size);
   }
   if (!(t->cfg.settle > 0)) return 0;

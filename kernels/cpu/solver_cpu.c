@@ -1,5 +1,6 @@
 // cpu backend: the shared per-grain functions in openmp loops over host memory.
 #include <omp.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@ typedef struct grnCpu_ {
   double* impulse;            // this iterate's impulse wrench per body (max_bodies x 6)
 } grnCpu;
 
-// zeroed array on a cache line (a grain's 32-byte iterate then never straddles two lines), from
+// zeroed array on a cache line (a grain's 48-byte iterate then starts on a 16-byte boundary), from
 // calloc, so pages never written stay unmapped; the block calloc returned is kept just before it
 static void* cpu_alloc(grnCpu* c, size_t count, size_t size, int* ok) {
   char* block = (char*)calloc((count ? count : 1) * size + 64, 1);
@@ -110,11 +111,12 @@ static grnStatus cpu_create(grnSolver* s) {
   grnData* d = &c->d;
   d->cap = s->params.capacity;
   d->hash_size = (unsigned)s->params.hash_size;
-  // every array of the tables but the pairs, which start at two per grain
+  // every array of the tables but the pairs, which start at two per grain (none in one loop,
+  // which solves no pairs)
   for (int unit = grnUNIT_GRAIN; unit <= grnUNIT_BODY; unit++) {
     if (unit != grnUNIT_PAIR) ok &= cpu_alloc_arrays(c, unit, nb, s->params.one_loop);
   }
-  if (ok) ok = cpu_reserve_pairs(c, 2 * (size_t)d->cap) == grnOK;
+  if (ok && !s->params.one_loop) ok = cpu_reserve_pairs(c, 2 * (size_t)d->cap) == grnOK;
   d->overflow = (int*)cpu_alloc(c, 1, sizeof(int), &ok);
   d->nbr_overflow = (int*)cpu_alloc(c, 1, sizeof(int), &ok);
   d->nonfinite = (int*)cpu_alloc(c, 1, sizeof(int), &ok);
@@ -156,7 +158,11 @@ static grnStatus cpu_set_grains(grnSolver* s, int n, const float* pos, const flo
 static grnStatus cpu_write(grnSolver* s, const grnArrayDesc* a, size_t first, const void* host,
                            size_t bytes) {
   grnCpu* c = (grnCpu*)s->impl;
-  memcpy((char*)*grn_array_field(&c->d, a) + first, host, bytes);
+  char* at = (char*)*grn_array_field(&c->d, a) + first;
+  // the neighbour lists hold each pair within its own contact distance: other radii, other lists
+  // (the same radii put back, as the plugin does every step, keep them)
+  if (a->offset == offsetof(grnData, rad) && memcmp(at, host, bytes)) c->lists_valid = 0;
+  memcpy(at, host, bytes);
   return grnOK;
 }
 

@@ -203,8 +203,9 @@ static grnStatus cuda_create_arrays(grnSolver* s, grnCuda* g) {
   size_t nshape = s->params.max_shapes > 0 ? (size_t)s->params.max_shapes : 1;
   d->cap = (int)cap;
   d->hash_size = (unsigned)s->params.hash_size;
-  // pairs: half the slots (each pair fills a slot in both grains); more are dropped as overflow
-  d->cp_cap = (int)(GRN_MAX_PAIRS / 2 * cap);
+  // pairs: half the slots (each pair fills a slot in both grains); more are dropped as overflow.
+  // one loop solves no pairs
+  d->cp_cap = s->params.one_loop ? 0 : (int)(GRN_MAX_PAIRS / 2 * cap);
   g->scan_bytes = grn_cuda_scan_bytes((int)cap);
   g->out_bytes = 6 * nbody * sizeof(double) + 4 * sizeof(int);
 
@@ -369,7 +370,7 @@ static grnStatus cuda_substep(grnSolver* s) {
   GRN_CUDA_TRY(cudaSetDevice(g->device));
   cudaGetLastError();  // a stale error from other code must not fail this substep
 
-  // shapes at this substep's pose in (out_host is free: the last substep waited for its copy)
+  // shapes at this substep's pose in (shapes_host is free: the last substep waited for its copy)
   d->shapes = g->shapes;
   d->nshapes = s->nshapes;
   d->grids = g->grids;

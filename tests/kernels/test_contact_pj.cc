@@ -377,12 +377,8 @@ TEST(ContactPJ, PouredBedSettlesAndStaysAtRest) {
   ASSERT_TRUE(s);
   const float c[3] = {0, 0, 0.5f * kHeight}, h[3] = {kHalf, kHalf, 0.5f * kHeight};
   std::vector<grnShape> box = grn_test::Container(c, h, p.friction);
-  // floor and walls as rough as the grains (the plugin's domain faces are so): on a floor with no
-  // rolling resistance a grain that rolls never stops, however slowly
-  for (grnShape& face : box) {
-    face.roll_friction = p.rolling_friction * r;
-    face.spin_friction = p.torsional_friction * r;
-  }
+  // (floor and walls as rough as the grains, grn_box_planes' rule: on a floor with no rolling
+  // resistance a grain that rolls never stops, however slowly)
   ASSERT_EQ(grn_set_shapes(s.get(), (int)box.size(), box.data()), grnOK);
 
   // pour: random sites in a tall column above the floor (a lattice of 1.5 diameters, each site

@@ -216,4 +216,30 @@ TEST(GrnCollide, UploadThatMovesGrainsFindsTheBruteForceContacts) {
   for (int i = 0; i < kGrains; i++) ASSERT_EQ(got[i], want[i]) << "grain " << i;
 }
 
+// neighbour lists hold each pair within its own contact distance, so new radii need new lists even
+// where the grains did not move: two small grains apart, one substep (lists built), the same
+// positions put back with radii that make them overlap: the contact is found and pushes them apart
+// (fails when the lists are kept: nothing would resolve the overlap)
+TEST(GrnCollide, NewRadiiAtTheSamePositionsFindTheirContacts) {
+  grnParams p;
+  grn_default_params(&p);
+  p.capacity = 2;
+  p.gravity[2] = 0;
+  SolverPtr s = grn_test::MakeSolver(p);
+  ASSERT_TRUE(s);
+  const float pos[6] = {0, 0, 0, 0.006f, 0, 0}, small[2] = {0.001f, 0.001f};
+  ASSERT_EQ(grn_set_grains(s.get(), 2, pos, nullptr), grnOK);
+  ASSERT_EQ(grn_set_radii(s.get(), small), grnOK);
+  ASSERT_EQ(grn_advance(s.get(), 1), grnOK);
+  grn_test::Grains g = grn_test::Read(s.get());
+  ASSERT_EQ(std::memcmp(g.pos.data(), pos, sizeof(pos)), 0);  // nothing moved
+  const float big[2] = {0.005f, 0.005f};
+  ASSERT_EQ(grn_set_grains(s.get(), 2, g.pos.data(), g.vel.data()), grnOK);
+  ASSERT_EQ(grn_set_radii(s.get(), big), grnOK);
+  ASSERT_EQ(grn_advance(s.get(), 200), grnOK);
+  g = grn_test::Read(s.get());
+  double dist = std::fabs((double)g.pos[3] - g.pos[0]);
+  EXPECT_GT(dist, 0.0099) << "the overlap of the new radii was not resolved";
+}
+
 }  // namespace

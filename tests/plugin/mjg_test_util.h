@@ -99,6 +99,8 @@ struct Grains {
   mjtNum* angvel(int i) const { return state + kHeader + 6 * cap + 3 * i; }
   mjtNum* radius(int i) const { return state + kHeader + 9 * cap + i; }
   mjtNum* wrench(int body) const { return state + kHeader + kGrainNums * cap + 6 * body; }
+  // the contact state, after the wrenches of nbody bodies
+  mjtNum* contacts(int nbody) const { return wrench(nbody); }
 };
 
 // the grains of instance 0; capacity from the state size

@@ -122,8 +122,8 @@ TEST(Bed, MixedSizesDrawRadiiInTheRangeAndSettleAsTheirOwnSpheres) {
   EXPECT_GE(on_floor, 0.8 * low);
   double off = low ? 1 - (double)on_floor / low : 1;
   std::printf("[ measure  ] %d grains, radii %.5f to %.5f m (mean %.5f); largest overlap after "
-              "0.8 s %.4f of the smaller radius; of %d grains in the bottom layer %d rest on the floor "
-              "(centre within 0.01 r of its own radius; %.0f%% do not)\n", g.n(), lo, hi, mean,
+              "0.8 s %.4f of the smaller radius; of %d grains in the bottom layer %d rest on the "
+              "floor (centre within 0.01 r of its own radius; %.0f%% do not)\n", g.n(), lo, hi, mean,
               worst, low, on_floor, 100 * off);
 }
 

@@ -265,7 +265,7 @@ std::vector<mjtNum> DropThroughBed(const char* coupling, const char* bodies, std
   }
   std::vector<mjtNum> state = StateCopy(m.get(), d.get());
   grains->assign(reinterpret_cast<const char*>(state.data()),
-                 reinterpret_cast<const char*>(state.data() + mjg_test::kHeader + mjg_test::kGrainNums * g.cap));
+                 reinterpret_cast<const char*>(state.data() + (g.wrench(0) - g.state)));
   return trajectory;
 }
 

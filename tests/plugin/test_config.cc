@@ -156,7 +156,7 @@ TEST(Config, CountGivesCapacityBeyondTheBed) {
 // 1 if every grain's grain contacts in the state are in increasing partner order
 bool PartnersSorted(const mjModel* m, mjData* d) {
   auto g = mjg_test::GrainsOf(m, d);
-  const int* c = (const int*)(g.state + mjg_test::kHeader + mjg_test::kGrainNums * g.cap + 6 * m->nbody);
+  const int* c = (const int*)g.contacts(m->nbody);
   const int *npair = c, *pair = c + 2 * g.cap;  // counts, shape counts, then slot-major partners
   for (int i = 0; i < g.n(); i++) {
     for (int k = 1; k < npair[i]; k++) {

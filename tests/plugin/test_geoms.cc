@@ -5,6 +5,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -191,6 +192,36 @@ TEST(Geoms, ScoopModelLoadsAndItsMeshPushesGrains) {
   EXPECT_GT(d->qpos[0], 0.02);
   EXPECT_GT(peak, 0.05);  // the grains resist the push (force along -x)
   for (int i = 0; i < g.n(); i++) ASSERT_TRUE(std::isfinite(g.pos(i)[2]));
+}
+
+// a grain rolling on a floor at v0 (spin v0 / r, no slip): a floor of the default condim 3 is as
+// rough as the grains (rolling resistance rolling_friction r, so it stops after 7 v0^2 / (10 mu_r
+// g), 3.6 mm at 0.1 m/s and mu_r 0.2); with condim 6 the floor's own rolling friction applies,
+// here 0: it rolls on (1 s: 0.1 m)
+TEST(Geoms, FloorRollingResistanceFollowsItsCondim) {
+  const double v0 = 0.1, r = 0.004, mu_r = 0.2, g = 9.81;
+  for (const char* floor : {"", "condim=\"6\" friction=\"0.5 0 0\""}) {
+    SCOPED_TRACE(floor);
+    std::string world = std::string("<geom type=\"plane\" size=\"1 1 0.1\" ") + floor + "/>";
+    auto m = LoadXml(TerrainXml({{"count", "1"}, {"radius", "0.004"}, {"rolling_friction", "0.2"},
+                                 {"backend", "cpu"}}, world));
+    ASSERT_TRUE(m);
+    DataPtr d(mj_makeData(m.get()));
+    auto grains = GrainsOf(m.get(), d.get());
+    grains.state[0] = 1;
+    grains.pos(0)[2] = r;
+    grains.vel(0)[0] = v0;
+    grains.angvel(0)[1] = v0 / r;  // rolling along +x: w = y v / r
+    for (int k = 0; k < 500; k++) mj_step(m.get(), d.get());  // 1 s
+    double travel = grains.pos(0)[0];
+    if (!floor[0]) {
+      EXPECT_NEAR(travel, 7 * v0 * v0 / (10 * mu_r * g), 0.03 * 7 * v0 * v0 / (10 * mu_r * g));
+    } else {
+      EXPECT_NEAR(travel, v0 * 1.0, 0.01 * v0);
+    }
+    std::printf("[ measure  ] floor %s: rolled %.5f m in 1 s\n", floor[0] ? floor : "(condim 3)",
+                travel);
+  }
 }
 
 }  // namespace

@@ -83,7 +83,8 @@ TEST(Sensors, HeightMapOfASettledBedIsTheHighestGrainTopPerCell) {
   const double lo = -0.045, cell = 0.09 / 6;
   std::vector<double> want(36, -1e30);
   for (int i = 0; i < g.n(); i++) {
-    int ix = (int)std::floor((g.pos(i)[0] - lo) / cell), iy = (int)std::floor((g.pos(i)[1] - lo) / cell);
+    int ix = (int)std::floor((g.pos(i)[0] - lo) / cell);
+    int iy = (int)std::floor((g.pos(i)[1] - lo) / cell);
     if (ix < 0 || ix >= 6 || iy < 0 || iy >= 6) continue;
     want[iy * 6 + ix] = std::max(want[iy * 6 + ix], g.pos(i)[2] + *g.radius(i));
   }

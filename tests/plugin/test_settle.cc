@@ -126,8 +126,7 @@ TEST(Settle, EveryResetAndEveryDataGetsTheSameBedBitForBit) {
   EXPECT_EQ(StateCopy(m.get(), other.get()), first);
   // the settled contacts come with it: the state holds a warm start (counts first, int32)
   auto g = GrainsOf(m.get(), d.get());
-  const char* contacts = (const char*)(d->plugin_state + m->plugin_stateadr[0] +
-                                       mjg_test::kHeader + mjg_test::kGrainNums * g.cap + 6 * m->nbody);
+  const char* contacts = (const char*)g.contacts(m->nbody);
   int with_contacts = 0;
   for (int i = 0; i < g.n(); i++) {
     int np;
