@@ -178,25 +178,37 @@ GRN_HD void grn_pj_pairs_grain(const grnData* d, const grnConsts* c, int i) {
   for (int p = d->pair_first[i]; p < end; p++) grn_pj_prepare_pair(d, c, p);
 }
 
+// one contact of grain i with grain j in the last iterate: new accumulated impulse *imp, angular
+// impulse *mom and baumgarte impulse *bias, from the contact's normal n (toward i), arms, split
+// masses, effective rolling radius and normal targets. the pair solve and the one loop share it,
+// so their results are the same bit for bit
+GRN_HD void grn_pj_solve_contact(const grnData* d, const grnConsts* c, int i, int j, grnVec3 n,
+                                 float arm_i, float arm_j, grnPjMass m, float reff, float target,
+                                 float bias_target, grnVec3* imp, grnVec3* mom, float* bias) {
+  grnVec3 u, w;
+  grn_pj_pair_velocity(d->iter, i, j, n, arm_i, arm_j, &u, &w);
+  grn_pj_impulse(u, w, n, target, m, c->friction, c->rolling * reff, c->torsional * reff, imp,
+                 mom);
+  float ub = grn_dot(grn_sub(grn_iter_b(d->iter, i), grn_iter_b(d->iter, j)), n);
+  *bias = grn_pj_bias_impulse(ub, bias_target, *bias, m.n);
+}
+
 // one jacobi iteration, first half: the impulses of pair p from the last iterate
 GRN_HD void grn_pj_solve_pair(const grnData* d, const grnConsts* c, int p) {
   size_t q = (size_t)p;
-  int i = d->cp_grain[p], j = d->cp_partner[p];
-  grnVec3 n = grn_load3(d->cp_normal + 3 * q), u, w;
-  grn_pj_pair_velocity(d->iter, i, j, n, d->cp_arm[2 * q], d->cp_arm[2 * q + 1], &u, &w);
   grnPjMass m;
   m.n = d->cp_mass[4 * q];
   m.t = d->cp_mass[4 * q + 1];
   m.r = d->cp_mass[4 * q + 2];
   m.spin = d->cp_mass[4 * q + 3];
-  float reff = d->cp_reff[p];
   grnVec3 imp = grn_load3(d->cp_imp + 3 * q), mom = grn_load3(d->cp_mom + 3 * q);
-  grn_pj_impulse(u, w, n, d->cp_target[p], m, c->friction, c->rolling * reff,
-                 c->torsional * reff, &imp, &mom);
+  float bias = d->cp_bias[p];
+  grn_pj_solve_contact(d, c, d->cp_grain[p], d->cp_partner[p], grn_load3(d->cp_normal + 3 * q),
+                       d->cp_arm[2 * q], d->cp_arm[2 * q + 1], m, d->cp_reff[p], d->cp_target[p],
+                       d->cp_bias_target[p], &imp, &mom, &bias);
   grn_store3(d->cp_imp + 3 * q, imp);
   grn_store3(d->cp_mom + 3 * q, mom);
-  float ub = grn_dot(grn_sub(grn_iter_b(d->iter, i), grn_iter_b(d->iter, j)), n);
-  d->cp_bias[p] = grn_pj_bias_impulse(ub, d->cp_bias_target[p], d->cp_bias[p], m.n);
+  d->cp_bias[p] = bias;
 }
 
 // a grain's sums over its contacts in one iteration: impulse, torque, baumgarte impulse
@@ -243,17 +255,13 @@ GRN_HD void grn_pj_grain_impulses(const grnData* d, const grnConsts* c, int i, g
     size_t slot = GRN_SLOT(k, i, cap);
     int j = partner[k];
     grnPairFrame f = grn_pair_frame(d, i, j);
-    grnPjMass m = grn_pj_pair_mass(d, i, j, f);
-    grnVec3 u, w;
-    grn_pj_pair_velocity(d->iter, i, j, f.n, f.arm_i, f.arm_j, &u, &w);
-    float reff = grn_pj_reff(d, i, j);
     grnVec3 imp = grn_load3(d->pair_imp + 3 * slot), mom = grn_load3(d->pair_mom + 3 * slot);
-    grn_pj_impulse(u, w, f.n, grn_pj_target(f.depth, c), m, c->friction, c->rolling * reff,
-                   c->torsional * reff, &imp, &mom);
+    float b = d->pair_bias[slot];
+    grn_pj_solve_contact(d, c, i, j, f.n, f.arm_i, f.arm_j, grn_pj_pair_mass(d, i, j, f),
+                         grn_pj_reff(d, i, j), grn_pj_target(f.depth, c),
+                         grn_pj_bias_target(f.depth, c), &imp, &mom, &b);
     grn_store3(d->pair_imp + 3 * slot, imp);
     grn_store3(d->pair_mom + 3 * slot, mom);
-    float ub = grn_dot(grn_sub(grn_iter_b(d->iter, i), grn_iter_b(d->iter, j)), f.n);
-    float b = grn_pj_bias_impulse(ub, grn_pj_bias_target(f.depth, c), d->pair_bias[slot], m.n);
     d->pair_bias[slot] = b;
     grn_pj_add(s, imp, mom, b, f.n, f.arm_i);
   }
