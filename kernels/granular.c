@@ -410,8 +410,7 @@ grnStatus grn_convert_contacts(const void* src, int src_cap, void* dst, int dst_
   memset(d, 0, grn_contact_state_bytes(dst_cap));
   for (int a = 0; a < grnNCONTACT_ARRAYS; a++) {
     const grnArrayDesc* desc = grn_contact_arrays + a;
-    int slots = desc->unit == grnUNIT_PAIR_SLOT ? GRN_MAX_PAIRS :
-                desc->unit == grnUNIT_SHAPE_SLOT ? GRN_MAX_SHAPE_CONTACTS : 1;
+    int slots = grn_unit_slots(desc->unit);
     copy_slots(s + grn_contact_offset(a, src_cap), src_cap, d + grn_contact_offset(a, dst_cap),
                dst_cap, n, slots, desc->width);
   }

@@ -160,6 +160,12 @@ static inline size_t grn_unit_count(int unit, const grnData* d, int nbody, int o
   return 0;
 }
 
+// contact slots per grain of an array of a contact-state unit (grain arrays: 1)
+static inline int grn_unit_slots(int unit) {
+  return unit == grnUNIT_PAIR_SLOT ? GRN_MAX_PAIRS :
+         unit == grnUNIT_SHAPE_SLOT ? GRN_MAX_SHAPE_CONTACTS : 1;
+}
+
 // the current contacts become the previous ones (the warm start of the next narrowphase)
 #define GRN_SWAP_TWIN(type, name, width, unit, what) \
   { type* t = d->name; d->name = d->name##_prev; d->name##_prev = t; }

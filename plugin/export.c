@@ -58,10 +58,7 @@ int mjgranular_contact_array(int index, int cap, const char** name, long long* o
   const grnArrayDesc* a = grn_contact_arrays + index;
   if (name) *name = a->name;
   if (offset) *offset = (long long)grn_contact_offset(index, cap);
-  if (slots) {
-    *slots = a->unit == grnUNIT_PAIR_SLOT ? GRN_MAX_PAIRS :
-             a->unit == grnUNIT_SHAPE_SLOT ? GRN_MAX_SHAPE_CONTACTS : 1;
-  }
+  if (slots) *slots = grn_unit_slots(a->unit);
   if (width) *width = a->width;
   if (is_float) *is_float = a->is_float;
   return 0;
