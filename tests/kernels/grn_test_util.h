@@ -16,6 +16,9 @@
 
 namespace grn_test {
 
+constexpr double kG = 9.81;                     // standard gravity [m/s^2] (the solver's default)
+constexpr double kPi = 3.14159265358979323846;
+
 // a solver that is destroyed when it goes out of scope
 struct SolverDeleter {
   void operator()(grnSolver* s) const { grn_destroy(s); }

@@ -21,7 +21,7 @@ using grn_test::MaxSpeed;
 using grn_test::Read;
 using grn_test::SolverPtr;
 
-constexpr double kG = 9.81;
+using grn_test::kG;
 
 // default params for a few grains
 grnParams SmallParams(int capacity) {

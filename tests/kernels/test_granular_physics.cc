@@ -20,8 +20,8 @@ using grn_test::MaxSpeed;
 using grn_test::Read;
 using grn_test::SolverPtr;
 
-constexpr double kG = 9.81;
-constexpr double kPi = 3.14159265358979323846;
+using grn_test::kG;
+using grn_test::kPi;
 
 // grains of the given radii at random non-overlapping positions in the box [lo, hi] (inset by
 // each grain's radius), placed in order by random sequential addition with a clearance of

@@ -23,8 +23,8 @@ using grn_test::MakeSolver;
 using grn_test::Read;
 using grn_test::SolverPtr;
 
-constexpr double kG = 9.81;
-constexpr double kPi = 3.14159265358979323846;
+using grn_test::kG;
+using grn_test::kPi;
 constexpr double kEps = 1.0 / (1 << 24);  // float unit roundoff
 
 double Deg(double deg) { return deg * kPi / 180; }
