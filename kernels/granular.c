@@ -52,7 +52,7 @@ size_t grn_contact_array_bytes(int a, int cap) {
   memset(&d, 0, sizeof(d));
   d.cap = cap;
   const grnArrayDesc* desc = grn_contact_arrays + a;
-  return desc->size * desc->width * grn_unit_count(desc->unit, &d, 0, 0);
+  return desc->size * desc->width * grn_unit_count(desc->unit, &d, 0, NULL);
 }
 
 size_t grn_contact_offset(int a, int cap) {
@@ -113,6 +113,10 @@ void grn_default_params(grnParams* p) {
   p->max_shapes = 64;
   p->max_bodies = 0;
   p->deterministic = 1;
+  p->law = grnLAW_HERTZ;
+  p->youngs = (float)GRN_DEFAULT_YOUNGS;
+  p->poisson = (float)GRN_DEFAULT_POISSON;
+  p->restitution = (float)GRN_DEFAULT_RESTITUTION;
 }
 
 static grnStatus fail(char* msg, int size, const char* text) {
@@ -152,6 +156,25 @@ grnStatus grn_check_params(const grnParams* p, char* msg, int size) {
   if (p->deterministic != 0 && p->deterministic != 1) {
     return fail(msg, size, "deterministic must be 0 or 1");
   }
+  if (p->model != grnMODEL_PJ && p->model != grnMODEL_DEM) {
+    return fail(msg, size, "model must be grnMODEL_PJ or grnMODEL_DEM");
+  }
+  if (p->model == grnMODEL_DEM) {
+    if (p->law != grnLAW_HERTZ && p->law != grnLAW_HOOKE) {
+      return fail(msg, size, "law must be grnLAW_HERTZ or grnLAW_HOOKE");
+    }
+    if (!(p->youngs > 0) || !isfinite(p->youngs)) return fail(msg, size, "youngs must be > 0");
+    if (!(p->poisson > -1 && p->poisson <= 0.5f)) {
+      return fail(msg, size, "poisson not in (-1, 0.5]");
+    }
+    if (!(p->restitution >= 0.01f && p->restitution <= 1)) {
+      return fail(msg, size, "restitution not in [0.01, 1]");
+    }
+    if (!(p->stiffness >= 0) || !isfinite(p->stiffness)) {
+      return fail(msg, size, "stiffness must be >= 0");
+    }
+    if (p->one_loop) return fail(msg, size, "one_loop is a projected jacobi mode; model is dem");
+  }
   if (msg && size > 0) msg[0] = 0;
   return grnOK;
 }
@@ -161,7 +184,8 @@ static void derive_consts(grnSolver* s) {
   const grnParams* p = &s->params;
   grnConsts* c = &s->consts;
   c->dt = p->dt;
-  c->margin = p->margin;
+  // dem contacts touch: no speculative margin
+  c->margin = p->model == grnMODEL_DEM ? 0 : p->margin;
   c->cutoff = grn_pair_cutoff(c, p->radius, p->radius);
   c->skin = p->skin * p->radius;
   c->reach = c->cutoff + c->skin;
@@ -183,6 +207,8 @@ static void derive_consts(grnSolver* s) {
   c->cyclic_lo = cyclic ? p->cyclic_z[0] : 0;
   c->cyclic_period = cyclic ? p->cyclic_z[1] - p->cyclic_z[0] : 0;
   c->ordered = p->deterministic;
+  c->model = p->model;
+  grn_dem_law_consts(p, &c->dem);
   s->grain_mass = grn_sphere_mass(p->density, p->radius);
 }
 

@@ -2,10 +2,11 @@
 //
 // A solver holds a set of rotating spheres (grains, each of its own radius) and a list of rigid
 // shapes described by signed distance functions. grn_advance moves the grains over a number of
-// substeps with projected Jacobi hard contact (friction, rolling and torsional resistance),
-// moving each shape at its velocity (answering the grains when the body is coupled), and
-// accumulates the impulse the grains give back to each body. Every function returns a status;
-// none exits.
+// substeps with one of two contact models, each with friction, rolling and torsional resistance:
+// projected Jacobi hard contact (the default) or the discrete element method (explicit
+// spring-dashpot contacts with tangential history). It moves each shape at its velocity
+// (answering the grains when the body is coupled), and accumulates the impulse the grains give
+// back to each body. Every function returns a status; none exits.
 
 #ifndef MJGRANULAR_GRANULAR_H_
 #define MJGRANULAR_GRANULAR_H_
@@ -46,7 +47,23 @@ const char* grn_cuda_info(void);
 
 //---------------------------------- parameters ----------------------------------------------------
 
+typedef enum grnModel_ {
+  grnMODEL_PJ = 0,          // projected jacobi hard contact: rigid grains, impulses solved by
+                            // iteration each substep
+  grnMODEL_DEM,             // discrete element method: elastic grains, each contact a spring and
+                            // dashpot integrated explicitly (a substep of a fraction of the
+                            // contact time, grn_dem_time_scale)
+} grnModel;
+
+typedef enum grnDemLaw_ {
+  grnLAW_HERTZ = 0,         // hertz-mindlin: normal and tangential stiffness grow with the
+                            // contact area, from youngs and poisson
+  grnLAW_HOOKE,             // linear: constant normal stiffness `stiffness`, tangential 2/7 of it
+} grnDemLaw;
+
 typedef struct grnParams_ {
+  int model;                // grnModel
+
   int capacity;             // maximum number of grains
   float radius;             // grain radius [m]
   float density;            // grain density [kg/m^3]
@@ -79,6 +96,17 @@ typedef struct grnParams_ {
   int deterministic;        // 1: bitwise repeatable run to run (cpu: same thread count);
                             // 0: contacts in the order threads meet them, wrenches summed by
                             // atomics (gpu), which may differ in the last bits run to run
+  // the dem model's material (grnMODEL_DEM; the projected jacobi model ignores them). shapes are
+  // rigid: a grain against a shape feels its own compliance only
+  int law;                  // grnDemLaw
+  float youngs;             // young's modulus of the grains [Pa] (hertz; the hooke stiffness's
+                            // default)
+  float poisson;            // poisson's ratio of the grains, in (-1, 0.5]
+  float restitution;        // coefficient of restitution of a head-on impact, in (0, 1]: sets the
+                            // damping of both laws exactly (grn_dem_damping_ratio)
+  float stiffness;          // hooke: normal stiffness [N/m]; 0: the linear spring that stores
+                            // the energy of a hertz contact of two grains of `radius` at the
+                            // peak overlap of a 1 m/s impact (liggghts' hooke rule)
 } grnParams;
 
 // default rolling and torsional resistance between grains: chosen so that a heap of grains at the
@@ -87,12 +115,36 @@ typedef struct grnParams_ {
 #define GRN_DEFAULT_ROLLING 0.2
 #define GRN_DEFAULT_TORSIONAL 0.1
 
+// dem defaults: a softened sand (the stiffness of quartz, 70 GPa, would need a substep of about a
+// microsecond for 5 mm grains; bulk behaviour barely changes while overlaps stay below ~1% of a
+// radius)
+#define GRN_DEFAULT_YOUNGS 5e7
+#define GRN_DEFAULT_POISSON 0.3
+#define GRN_DEFAULT_RESTITUTION 0.5
+
+// the dem substep as a share of grn_dem_time_scale: the default, and the largest that is accurate
+// (above it the plugin warns)
+#define GRN_DEM_DT_FRACTION 0.15
+#define GRN_DEM_DT_LIMIT 0.3
+
 // Fill params with defaults (radius 5 mm, sand density, friction 0.5, dt 5e-4 s, deterministic,
 // ...).
 void grn_default_params(grnParams* params);
 
 // Check params; on failure write which field is wrong into msg (may be NULL).
 grnStatus grn_check_params(const grnParams* params, char* msg, int msg_size);
+
+// The time a dem substep must resolve for grains of this radius: the rayleigh time
+// pi r sqrt(density / G) / (0.1631 poisson + 0.8766) with G = youngs / (2 (1 + poisson)) (hertz),
+// or sqrt(m* / stiffness) for two such grains, m* half a grain's mass (hooke: the contact lasts
+// pi times that). Uses the model's material fields of params; 0 when they are invalid.
+double grn_dem_time_scale(const grnParams* params, double radius);
+
+// Damping ratio zeta of the dem law (grnDemLaw) whose head-on impact rebounds with this
+// restitution in (0, 1]: each contact's dashpot is 2 zeta sqrt(S m*), S its current normal (or
+// tangential) stiffness; found once by integrating the normalised impact (the force never pulls,
+// so the textbook log-decrement formula would miss). -1 for invalid input.
+double grn_dem_damping_ratio(int law, double restitution);
 
 //---------------------------------- shapes --------------------------------------------------------
 

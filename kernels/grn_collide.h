@@ -148,6 +148,22 @@ GRN_HD grnPairFrame grn_pair_frame(const grnData* d, int i, int j) {
   return f;
 }
 
+// relative velocity of grain i's contact point against grain j's, and their relative angular
+// velocity, from each grain's velocity v and angular velocity w, the normal n (toward i) and each
+// centre's distance to the contact point
+GRN_HD void grn_contact_velocity(grnVec3 vi, grnVec3 wi, grnVec3 vj, grnVec3 wj, grnVec3 n,
+                                 float arm_i, float arm_j, grnVec3* u, grnVec3* w) {
+  grnVec3 spin = grn_add(grn_scale(wi, arm_i), grn_scale(wj, arm_j));
+  *u = grn_sub(grn_sub(vi, vj), grn_cross(spin, n));
+  *w = grn_sub(wi, wj);
+}
+
+// effective radius of two grains: r_i r_j / (r_i + r_j) [m]
+GRN_HD float grn_pair_reff(const grnData* d, int i, int j) {
+  float ri = grn_radius(d, i), rj = grn_radius(d, j);
+  return ri * rj / (ri + rj);
+}
+
 // torque of an impulse p acting on a grain at arm from its centre opposite the normal n
 // (n points toward the grain): (-arm n) x p
 GRN_HD grnVec3 grn_contact_torque(grnVec3 n, float arm, grnVec3 p) {

@@ -110,16 +110,8 @@ GRN_HD float grn_pj_bias_impulse(float ub, float target, float b, float mn) {
 // velocity, in iterate it
 GRN_HD void grn_pj_pair_velocity(const float* it, int i, int j, grnVec3 n, float arm_i,
                                  float arm_j, grnVec3* u, grnVec3* w) {
-  grnVec3 wi = grn_iter_w(it, i), wj = grn_iter_w(it, j);
-  grnVec3 spin = grn_add(grn_scale(wi, arm_i), grn_scale(wj, arm_j));
-  *u = grn_sub(grn_sub(grn_iter_v(it, i), grn_iter_v(it, j)), grn_cross(spin, n));
-  *w = grn_sub(wi, wj);
-}
-
-// effective rolling radius of two grains: r_i r_j / (r_i + r_j)
-GRN_HD float grn_pj_reff(const grnData* d, int i, int j) {
-  float ri = grn_radius(d, i), rj = grn_radius(d, j);
-  return ri * rj / (ri + rj);
+  grn_contact_velocity(grn_iter_v(it, i), grn_iter_w(it, i), grn_iter_v(it, j), grn_iter_w(it, j),
+                       n, arm_i, arm_j, u, w);
 }
 
 // the first jacobi iterate of grain i (after the narrowphase): its predicted motion plus the
@@ -129,7 +121,7 @@ GRN_HD void grn_pj_start_grain(const grnData* d, const grnConsts* c, int i) {
   grnVec3 imp = grn_v3(0, 0, 0), torque = grn_v3(0, 0, 0);
   for (int k = 0; k < d->npair[i]; k++) {
     size_t slot = GRN_SLOT(k, i, cap);
-    grnVec3 lam = grn_load3(d->pair_imp + 3 * slot), mom = grn_load3(d->pair_mom + 3 * slot);
+    grnVec3 lam = grn_load3(d->pair_lin + 3 * slot), mom = grn_load3(d->pair_rot + 3 * slot);
     grnPairFrame f = grn_pair_frame(d, i, d->pair[slot]);
     imp = grn_add(imp, lam);
     torque = grn_add(torque, grn_add(grn_contact_torque(f.n, f.arm_i, lam), mom));
@@ -138,7 +130,7 @@ GRN_HD void grn_pj_start_grain(const grnData* d, const grnConsts* c, int i) {
   float r = grn_radius(d, i);
   for (int k = 0; k < d->nshape[i]; k++) {
     size_t slot = GRN_SLOT(k, i, cap);
-    grnVec3 lam = grn_load3(d->sc_imp + 3 * slot), mom = grn_load3(d->sc_mom + 3 * slot);
+    grnVec3 lam = grn_load3(d->sc_lin + 3 * slot), mom = grn_load3(d->sc_rot + 3 * slot);
     imp = grn_add(imp, lam);
     torque = grn_add(torque, grn_add(grn_contact_torque(grn_load3(d->sc_normal + 3 * slot), r,
                                                         lam), mom));
@@ -166,9 +158,9 @@ GRN_HD void grn_pj_prepare_pair(const grnData* d, const grnConsts* c, int p) {
   d->cp_mass[4 * q + 1] = m.t;
   d->cp_mass[4 * q + 2] = m.r;
   d->cp_mass[4 * q + 3] = m.spin;
-  d->cp_reff[p] = grn_pj_reff(d, i, j);
-  grn_store3(d->cp_imp + 3 * q, grn_load3(d->pair_imp + 3 * slot));
-  grn_store3(d->cp_mom + 3 * q, grn_load3(d->pair_mom + 3 * slot));
+  d->cp_reff[p] = grn_pair_reff(d, i, j);
+  grn_store3(d->cp_imp + 3 * q, grn_load3(d->pair_lin + 3 * slot));
+  grn_store3(d->cp_mom + 3 * q, grn_load3(d->pair_rot + 3 * slot));
   d->cp_bias[p] = 0;
 }
 
@@ -227,14 +219,9 @@ GRN_HD void grn_pj_add(grnPjSums* s, grnVec3 p, grnVec3 q, float b, grnVec3 n, f
 // grain i's impulses from the pair of its slot whose reference is ref (none when the pair was
 // dropped): the pair's, negated when the partner solves it
 GRN_HD void grn_pj_add_slot(const grnData* d, int ref, grnPjSums* s) {
-  float sign;
-  int p = grn_slot_pair(ref, &sign);
-  if (p < 0) return;
-  size_t q = (size_t)p;
-  grnVec3 n = grn_scale(grn_load3(d->cp_normal + 3 * q), sign);
-  grn_pj_add(s, grn_scale(grn_load3(d->cp_imp + 3 * q), sign),
-             grn_scale(grn_load3(d->cp_mom + 3 * q), sign), d->cp_bias[q], n,
-             d->cp_arm[2 * q + (ref >= 0 ? 0 : 1)]);
+  grnSlotView v;
+  int p = grn_slot_view(d, ref, &v);
+  if (p >= 0) grn_pj_add(s, v.imp, v.mom, d->cp_bias[p], v.n, v.arm);
 }
 
 // grain i's impulses from its grain contacts in this iteration, summed in slot order. split
@@ -255,13 +242,13 @@ GRN_HD void grn_pj_grain_impulses(const grnData* d, const grnConsts* c, int i, g
     size_t slot = GRN_SLOT(k, i, cap);
     int j = partner[k];
     grnPairFrame f = grn_pair_frame(d, i, j);
-    grnVec3 imp = grn_load3(d->pair_imp + 3 * slot), mom = grn_load3(d->pair_mom + 3 * slot);
+    grnVec3 imp = grn_load3(d->pair_lin + 3 * slot), mom = grn_load3(d->pair_rot + 3 * slot);
     float b = d->pair_bias[slot];
     grn_pj_solve_contact(d, c, i, j, f.n, f.arm_i, f.arm_j, grn_pj_pair_mass(d, i, j, f),
-                         grn_pj_reff(d, i, j), grn_pj_target(f.depth, c),
+                         grn_pair_reff(d, i, j), grn_pj_target(f.depth, c),
                          grn_pj_bias_target(f.depth, c), &imp, &mom, &b);
-    grn_store3(d->pair_imp + 3 * slot, imp);
-    grn_store3(d->pair_mom + 3 * slot, mom);
+    grn_store3(d->pair_lin + 3 * slot, imp);
+    grn_store3(d->pair_rot + 3 * slot, mom);
     d->pair_bias[slot] = b;
     grn_pj_add(s, imp, mom, b, f.n, f.arm_i);
   }
@@ -298,13 +285,13 @@ GRN_HD void grn_pj_shape_impulses(const grnData* d, const grnConsts* c, int i, g
       }
     }
     float depth = d->sc_depth[slot];
-    grnVec3 imp = grn_load3(d->sc_imp + 3 * slot), mom = grn_load3(d->sc_mom + 3 * slot);
+    grnVec3 imp = grn_load3(d->sc_lin + 3 * slot), mom = grn_load3(d->sc_rot + 3 * slot);
     // a shape's rolling and spinning bounds are lengths, or (negative) the grains' own
     float roll = sh->roll_friction >= 0 ? sh->roll_friction : c->rolling * r;
     float tors = sh->spin_friction >= 0 ? sh->spin_friction : c->torsional * r;
     grn_pj_impulse(u, w, n, grn_pj_target(depth, c), m, sh->friction, roll, tors, &imp, &mom);
-    grn_store3(d->sc_imp + 3 * slot, imp);
-    grn_store3(d->sc_mom + 3 * slot, mom);
+    grn_store3(d->sc_lin + 3 * slot, imp);
+    grn_store3(d->sc_rot + 3 * slot, mom);
     float b = grn_pj_bias_impulse(grn_dot(bi, n), grn_pj_bias_target(depth, c), d->sc_bias[slot],
                                   m.n);
     d->sc_bias[slot] = b;
@@ -339,8 +326,8 @@ GRN_HD void grn_pj_store_grain(const grnData* d, const grnConsts* c, int i) {
       imp = grn_scale(grn_load3(d->cp_imp + 3 * (size_t)p), sign);
       mom = grn_scale(grn_load3(d->cp_mom + 3 * (size_t)p), sign);
     }
-    grn_store3(d->pair_imp + 3 * slot, imp);
-    grn_store3(d->pair_mom + 3 * slot, mom);
+    grn_store3(d->pair_lin + 3 * slot, imp);
+    grn_store3(d->pair_rot + 3 * slot, mom);
   }
 }
 

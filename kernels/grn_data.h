@@ -28,6 +28,7 @@ typedef enum grnArrayUnit_ {
   grnUNIT_SHAPE_SLOT,         // GRN_MAX_SHAPE_CONTACTS x cap
   grnUNIT_NEIGHBOR,           // GRN_MAX_NEIGHBORS x cap
   grnUNIT_LOOP_SLOT,          // GRN_MAX_PAIRS x cap with one loop, else none
+  grnUNIT_DEM_SHAPE_SLOT,     // GRN_MAX_SHAPE_CONTACTS x cap with the dem model, else none
   grnUNIT_HASH,               // hash_size
   grnUNIT_PAIR,               // cp_cap (grown as the contact pairs need)
   grnUNIT_BODY,               // max_bodies (at least 1)
@@ -38,13 +39,17 @@ typedef enum grnArrayUnit_ {
 // contact-state layout (grn_contact_layout)
 
 // the contact law's state of each contact slot (grain-grain slots, grain-shape slots), which the
-// narrowphase carries from the previous substep's slot of the same contact to the new one: for
-// the projected jacobi law, the accumulated impulse and angular impulse (the warm start)
+// narrowphase carries from the previous substep's slot of the same contact to the new one (zero
+// for a new contact). one table for both models, read as each model's own: projected jacobi keeps
+// the accumulated impulse and angular impulse on the grain (the warm start); dem the tangential
+// spring's elongation (the grain's contact point against the partner's since the contact began)
+// and the rolling and torsional spring moments on the grain. the two slots of a grain pair hold
+// opposite values
 #define GRN_LAW_STATE(X)                                                                       \
-  X(float, pair_imp, 3, grnUNIT_PAIR_SLOT, "accumulated impulse on the grain [N s]")           \
-  X(float, sc_imp, 3, grnUNIT_SHAPE_SLOT, "accumulated impulse on the grain [N s]")            \
-  X(float, pair_mom, 3, grnUNIT_PAIR_SLOT, "rolling and torsional angular impulse [N m s]")    \
-  X(float, sc_mom, 3, grnUNIT_SHAPE_SLOT, "rolling and torsional angular impulse [N m s]")
+  X(float, pair_lin, 3, grnUNIT_PAIR_SLOT, "pj: impulse [N s]; dem: tangential spring [m]")    \
+  X(float, sc_lin, 3, grnUNIT_SHAPE_SLOT, "pj: impulse [N s]; dem: tangential spring [m]")     \
+  X(float, pair_rot, 3, grnUNIT_PAIR_SLOT, "pj: angular impulse [N m s]; dem: moment [N m]")   \
+  X(float, sc_rot, 3, grnUNIT_SHAPE_SLOT, "pj: angular impulse [N m s]; dem: moment [N m]")
 
 // the contact state: each grain's contacts at the end of the substep and the law's state of
 // each, which the next substep starts from. each array has a twin name_prev, the previous
@@ -84,7 +89,9 @@ typedef enum grnArrayUnit_ {
   X(float, sc_vel, 3, grnUNIT_SHAPE_SLOT, "shape velocity at the contact point")               \
   X(float, sc_bias, 1, grnUNIT_SHAPE_SLOT, "accumulated baumgarte impulse [N s]")              \
   X(float, body_dv, 6, grnUNIT_BODY, "body velocity change from this substep's impulses")      \
-  X(int, body_nc, 1, grnUNIT_BODY, "grain contacts of each body this substep")
+  X(int, body_nc, 1, grnUNIT_BODY, "grain contacts of each body this substep")                 \
+  X(float, sc_impulse, 3, grnUNIT_DEM_SHAPE_SLOT, "dem: impulse on the grain this substep")    \
+  X(float, sc_angular, 3, grnUNIT_DEM_SHAPE_SLOT, "dem: its rolling, torsional part [N m s]")
 
 // grain-grain contacts as pairs, each solved once per iteration for both its grains
 #define GRN_PAIR_ARRAYS(X)                                                                     \
@@ -97,8 +104,8 @@ typedef enum grnArrayUnit_ {
   X(float, cp_bias_target, 1, grnUNIT_PAIR, "normal pseudo-velocity the baumgarte aims at")    \
   X(float, cp_mass, 4, grnUNIT_PAIR, "grnPjMass: split effective masses, spin coupling")       \
   X(float, cp_reff, 1, grnUNIT_PAIR, "effective rolling radius r_i r_j / (r_i + r_j) [m]")     \
-  X(float, cp_imp, 3, grnUNIT_PAIR, "accumulated impulse on the grain [N s]")                  \
-  X(float, cp_mom, 3, grnUNIT_PAIR, "accumulated angular impulse on the grain [N m s]")        \
+  X(float, cp_imp, 3, grnUNIT_PAIR, "impulse on the grain this substep (pj: so far) [N s]")    \
+  X(float, cp_mom, 3, grnUNIT_PAIR, "its rolling and torsional angular impulse [N m s]")       \
   X(float, cp_bias, 1, grnUNIT_PAIR, "accumulated baumgarte impulse [N s]")
 
 #define GRN_DECLARE_ARRAY(type, name, width, unit, what) type* name;
@@ -143,8 +150,9 @@ static inline void** grn_array_field(grnData* d, const grnArrayDesc* a) {
   return (void**)((char*)d + a->offset);
 }
 
-// units of an array in solver arrays d (their cap, hash_size and cp_cap) with nbody bodies
-static inline size_t grn_unit_count(int unit, const grnData* d, int nbody, int one_loop) {
+// units of an array in solver arrays d (their cap, hash_size and cp_cap) with nbody bodies, for
+// a solver of params p (NULL: no optional arrays)
+static inline size_t grn_unit_count(int unit, const grnData* d, int nbody, const grnParams* p) {
   size_t cap = (size_t)d->cap;
   switch (unit) {
     case grnUNIT_GRAIN: return cap;
@@ -152,7 +160,9 @@ static inline size_t grn_unit_count(int unit, const grnData* d, int nbody, int o
     case grnUNIT_PAIR_SLOT: return GRN_MAX_PAIRS * cap;
     case grnUNIT_SHAPE_SLOT: return GRN_MAX_SHAPE_CONTACTS * cap;
     case grnUNIT_NEIGHBOR: return GRN_MAX_NEIGHBORS * cap;
-    case grnUNIT_LOOP_SLOT: return one_loop ? GRN_MAX_PAIRS * cap : 0;
+    case grnUNIT_LOOP_SLOT: return p && p->one_loop ? GRN_MAX_PAIRS * cap : 0;
+    case grnUNIT_DEM_SHAPE_SLOT:
+      return p && p->model == grnMODEL_DEM ? GRN_MAX_SHAPE_CONTACTS * cap : 0;
     case grnUNIT_HASH: return d->hash_size;
     case grnUNIT_PAIR: return (size_t)d->cp_cap;
     case grnUNIT_BODY: return nbody > 0 ? (size_t)nbody : 1;
@@ -211,6 +221,15 @@ GRN_HD float grn_radius(const grnData* d, int i) { return d->rad[i]; }
 GRN_HD float grn_inv_mass(const grnData* d, int i) { return d->inv_mass[i]; }
 GRN_HD float grn_inv_inertia(const grnData* d, int i) { return d->inv_inertia[i]; }
 
+// the dem law's constants (kernels/dem_material.c derives them from the params)
+typedef struct grnDemLawConsts_ {
+  int law;                    // grnDemLaw
+  float estar, gstar;         // hertz: effective young's and shear moduli of two grains [Pa]
+  float estar_wall, gstar_wall;  // the same of a grain against a rigid shape [Pa]
+  float stiffness;            // hooke: normal stiffness [N/m]
+  float damping;              // damping ratio (grn_dem_damping_ratio)
+} grnDemLawConsts;
+
 // per-substep constants derived from the params
 typedef struct grnConsts_ {
   float dt;                   // substep [s]
@@ -232,6 +251,8 @@ typedef struct grnConsts_ {
   float cyclic_lo;            // bottom of the vertical cyclic boundary [m]
   float cyclic_period;        // its height [m]; 0: off
   int ordered;                // 1: each grain's contacts sorted by partner (deterministic)
+  int model;                  // grnModel
+  grnDemLawConsts dem;        // the dem law's constants
 } grnConsts;
 
 #endif  // MJGRANULAR_GRN_DATA_H_

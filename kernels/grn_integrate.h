@@ -19,18 +19,24 @@ GRN_HD float grn_cyclic_z(const grnConsts* c, float z) {
   return z - c->cyclic_period * floorf(t / c->cyclic_period);
 }
 
-// symplectic euler: velocity first, then position with the new velocity plus the baumgarte
-// pseudo-velocity (which is not kept), wrapped by the cyclic boundary (velocity unchanged); the
-// angular velocity kept (a sphere's orientation matters to nothing); flags nan / inf
-GRN_HD void grn_integrate_grain(const grnData* d, const grnConsts* c, int i) {
-  grnVec3 v = grn_iter_v(d->iter, i), w = grn_iter_w(d->iter, i);
-  grnVec3 move = grn_add(v, grn_iter_b(d->iter, i));
+// grain i's new velocity v and angular velocity w stored, and its position moved by move dt,
+// wrapped by the cyclic boundary (velocity unchanged); the angular velocity kept (a sphere's
+// orientation matters to nothing); flags nan / inf
+GRN_HD void grn_move_grain(const grnData* d, const grnConsts* c, int i, grnVec3 v, grnVec3 move,
+                           grnVec3 w) {
   grnVec3 x = grn_add(grn_load3(d->pos + 3 * i), grn_scale(move, c->dt));
   x.z = grn_cyclic_z(c, x.z);
   if (!grn_isfinite3(x) || !grn_isfinite3(v) || !grn_isfinite3(w)) d->nonfinite[0] = 1;
   grn_store3(d->vel + 3 * i, v);
   grn_store3(d->angvel + 3 * i, w);
   grn_store3(d->pos + 3 * i, x);
+}
+
+// symplectic euler from the last jacobi iterate: velocity first, then position with the new
+// velocity plus the baumgarte pseudo-velocity (which is not kept)
+GRN_HD void grn_integrate_grain(const grnData* d, const grnConsts* c, int i) {
+  grnVec3 v = grn_iter_v(d->iter, i);
+  grn_move_grain(d, c, i, v, grn_add(v, grn_iter_b(d->iter, i)), grn_iter_w(d->iter, i));
 }
 
 #endif  // MJGRANULAR_GRN_INTEGRATE_H_

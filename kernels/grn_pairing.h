@@ -71,4 +71,25 @@ GRN_HD int grn_slot_pair(int ref, float* sign) {
   return ref >= 0 ? ref : -1 - ref;
 }
 
+// pair p as grain i's slot sees it: the normal toward grain i, grain i's distance to the contact
+// point, and the pair's impulse and rolling and torsional angular impulse on grain i (the solving
+// grain's, negated for its partner)
+typedef struct grnSlotView_ {
+  grnVec3 n, imp, mom;
+  float arm;
+} grnSlotView;
+
+// the view of the pair of grain i's slot with reference ref; the pair, or -1 when it was dropped
+GRN_HD int grn_slot_view(const grnData* d, int ref, grnSlotView* v) {
+  float sign;
+  int p = grn_slot_pair(ref, &sign);
+  if (p < 0) return -1;
+  size_t q = (size_t)p;
+  v->n = grn_scale(grn_load3(d->cp_normal + 3 * q), sign);
+  v->imp = grn_scale(grn_load3(d->cp_imp + 3 * q), sign);
+  v->mom = grn_scale(grn_load3(d->cp_mom + 3 * q), sign);
+  v->arm = d->cp_arm[2 * q + (ref >= 0 ? 0 : 1)];
+  return p;
+}
+
 #endif  // MJGRANULAR_GRN_PAIRING_H_

@@ -11,6 +11,7 @@
 #define MJGRANULAR_GRN_PHASES_H_
 
 #include "grn_collide.h"
+#include "grn_contact_dem.h"
 #include "grn_contact_pj.h"
 #include "grn_integrate.h"
 #include "grn_pairing.h"
@@ -26,6 +27,15 @@ GRN_HD void grn_pj_integrate_grain(const grnData* d, const grnConsts* c, int i) 
   grn_pj_store_grain(d, c, i);
 }
 
+// the dem model's: the contacts found, and the shape contacts' forces (they need nothing else)
+GRN_HD void grn_dem_narrowphase_grain(const grnData* d, const grnConsts* c, int i) {
+  grn_collide_grain(d, c, i);
+  grn_dem_shape_forces(d, c, i);
+}
+GRN_HD void grn_dem_pairs_grain(const grnData* d, const grnConsts* c, int i) {
+  grn_number_pairs(d, i);
+}
+
 // phases that loop over the grains: X(phase, function of (d, c, i), 1 when it moves the grains
 // (the backend then measures how far they have gone since the neighbour lists were built))
 #define GRN_GRAIN_PHASES(X)                                       \
@@ -33,10 +43,15 @@ GRN_HD void grn_pj_integrate_grain(const grnData* d, const grnConsts* c, int i) 
   X(grnPHASE_LINK, grn_link_grain, 0)                             \
   X(grnPHASE_PJ_PAIRS, grn_pj_pairs_grain, 0)                     \
   X(grnPHASE_PJ_SOLVE_GRAINS, grn_pj_solve_grain, 0)              \
-  X(grnPHASE_PJ_INTEGRATE, grn_pj_integrate_grain, 1)
+  X(grnPHASE_PJ_INTEGRATE, grn_pj_integrate_grain, 1)                \
+  X(grnPHASE_DEM_NARROWPHASE, grn_dem_narrowphase_grain, 0)       \
+  X(grnPHASE_DEM_PAIRS, grn_dem_pairs_grain, 0)                   \
+  X(grnPHASE_DEM_INTEGRATE, grn_dem_integrate_grain, 1)
 
 // phases that loop over the contact pairs: X(phase, function of (d, c, p))
-#define GRN_PAIR_PHASES(X) X(grnPHASE_PJ_SOLVE_PAIRS, grn_pj_solve_pair)
+#define GRN_PAIR_PHASES(X)                                        \
+  X(grnPHASE_PJ_SOLVE_PAIRS, grn_pj_solve_pair)                   \
+  X(grnPHASE_DEM_PAIR_FORCES, grn_dem_pair)
 
 #define GRN_PHASE_ID(phase, ...) phase,
 typedef enum grnPhase_ {
@@ -67,19 +82,30 @@ static const grnPhase grn_pj_one_loop_phases[] = {
   grnPHASE_PJ_SOLVE_GRAINS, grnPHASE_NEXT_ITERATE, grnPHASE_WRENCH, grnPHASE_PJ_INTEGRATE,
 };
 
+// the substep of the dem model: contacts, each pair's force once, the bodies' wrenches (before
+// the grains move: a shape contact's arm is measured from the grain), the grains moved
+static const grnPhase grn_dem_phases[] = {
+  grnPHASE_BROADPHASE, grnPHASE_DEM_NARROWPHASE, grnPHASE_LINK, grnPHASE_NUMBER,
+  grnPHASE_DEM_PAIRS, grnPHASE_DEM_PAIR_FORCES, grnPHASE_WRENCH, grnPHASE_DEM_INTEGRATE,
+};
+
 // a model's substep: its phase table
 typedef struct grnPhaseTable_ {
   const grnPhase* phase;      // phases in order
   int count;                  // number of phases
 } grnPhaseTable;
 
+#define GRN_PHASE_TABLE(phases) \
+  { phases, (int)(sizeof(phases) / sizeof(grnPhase)) }
+
 // the phase table of a solver's constants
 static inline grnPhaseTable grn_phase_table(const grnConsts* c) {
-  grnPhaseTable t;
-  t.phase = c->one_loop ? grn_pj_one_loop_phases : grn_pj_phases;
-  t.count = c->one_loop ? (int)(sizeof(grn_pj_one_loop_phases) / sizeof(grnPhase))
-                        : (int)(sizeof(grn_pj_phases) / sizeof(grnPhase));
-  return t;
+  static const grnPhaseTable pj = GRN_PHASE_TABLE(grn_pj_phases);
+  static const grnPhaseTable one_loop = GRN_PHASE_TABLE(grn_pj_one_loop_phases);
+  static const grnPhaseTable dem = GRN_PHASE_TABLE(grn_dem_phases);
+  return c->model == grnMODEL_DEM ? dem : c->one_loop ? one_loop : pj;
 }
+
+#undef GRN_PHASE_TABLE
 
 #endif  // MJGRANULAR_GRN_PHASES_H_

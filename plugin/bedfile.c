@@ -36,10 +36,10 @@ static double lef64(const unsigned char* b) {
 
 //---------------------------------- header --------------------------------------------------------
 
-// bytes of contact state of a file of this version with n grains: version 1 ends after sc_imp
+// bytes of contact state of a file of this version with n grains: version 1 ends after sc_lin
 static size_t contact_bytes(int version, int n) {
   if (n <= 0) return 0;
-  return version == 1 ? grn_contact_offset(grnCONTACT_pair_mom, n) : grn_contact_state_bytes(n);
+  return version == 1 ? grn_contact_offset(grnCONTACT_pair_rot, n) : grn_contact_state_bytes(n);
 }
 
 // expected size in bytes of a file with this header

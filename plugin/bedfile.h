@@ -14,12 +14,12 @@
 //   32 + 36 n    4 n      float32 radii (n) [m], each in (0, the header's radius]
 //   32 + 40 n    568 n    contact state (flag bit 0): the solver's contact layout for capacity n,
 //                         slot k of grain i at k n + i: int32 npair (n), nshape (n),
-//                         pair (16 x n), sc_shape (4 x n); float32 pair_imp (16 x n x 3),
-//                         sc_imp (4 x n x 3), pair_mom (16 x n x 3), sc_mom (4 x n x 3)
+//                         pair (16 x n), sc_shape (4 x n); float32 pair_lin (16 x n x 3),
+//                         sc_lin (4 x n x 3), pair_rot (16 x n x 3), sc_rot (4 x n x 3)
 //
 // The file ends there; a longer or shorter file is refused. Version 1 files (grains of one size
 // that did not rotate) still load, at zero spin: no angular velocities or radii (every grain has
-// the header's radius), and a contact state of 328 n bytes that ends after sc_imp (no angular
+// the header's radius), and a contact state of 328 n bytes that ends after sc_lin (no angular
 // impulses).
 #ifndef MJGRANULAR_PLUGIN_BEDFILE_H_
 #define MJGRANULAR_PLUGIN_BEDFILE_H_

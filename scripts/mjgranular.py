@@ -33,7 +33,7 @@ PLUGIN_NAME = "mjgranular.terrain"
 
 # bed files (plugin/bedfile.h): header, then float32 positions, velocities, angular velocities
 # and radii, then optionally the contact state laid out for capacity n (version 1: positions
-# and velocities, and the contact arrays before pair_mom)
+# and velocities, and the contact arrays before pair_rot)
 BED_MAGIC = b"MJGBED\0\0"
 BED_VERSION = 2
 BED_HEADER = np.dtype([("magic", "S8"), ("version", "<u4"), ("flags", "<u4"), ("n", "<i4"),

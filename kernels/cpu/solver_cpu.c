@@ -42,13 +42,13 @@ static void cpu_free(void* p) {
 
 // every solver array of the tables (grn_data.h) that counts unit, allocated for the current
 // sizes of d; 0 when one failed (those allocated stay, for cpu_free_arrays)
-static int cpu_alloc_arrays(grnCpu* c, int unit, int nbody, int one_loop) {
+static int cpu_alloc_arrays(grnCpu* c, int unit, int nbody, const grnParams* params) {
   int ok = 1;
   for (int a = 0; a < grn_nsolver_arrays; a++) {
     const grnArrayDesc* desc = grn_solver_arrays + a;
     if (desc->unit != unit) continue;
-    size_t count = grn_unit_count(unit, &c->d, nbody, one_loop);
-    // arrays of no length (one-loop slots without one loop) stay NULL
+    size_t count = grn_unit_count(unit, &c->d, nbody, params);
+    // arrays of no length (another model's, one loop's without it) stay NULL
     if (count) *grn_array_field(&c->d, desc) = cpu_alloc(c, count * desc->width, desc->size, &ok);
   }
   return ok;
@@ -82,7 +82,7 @@ static grnStatus cpu_reserve_pairs(grnCpu* c, size_t count) {
     }
     if (pass == 1) break;
     d->cp_cap = (int)cap;
-    if (cpu_alloc_arrays(c, grnUNIT_PAIR, 0, 0)) return grnOK;
+    if (cpu_alloc_arrays(c, grnUNIT_PAIR, 0, NULL)) return grnOK;
   }
   d->cp_cap = 0;
   return grnERR_MEMORY;
@@ -114,7 +114,7 @@ static grnStatus cpu_create(grnSolver* s) {
   // every array of the tables but the pairs, which start at two per grain (none in one loop,
   // which solves no pairs)
   for (int unit = grnUNIT_GRAIN; unit <= grnUNIT_BODY; unit++) {
-    if (unit != grnUNIT_PAIR) ok &= cpu_alloc_arrays(c, unit, nb, s->params.one_loop);
+    if (unit != grnUNIT_PAIR) ok &= cpu_alloc_arrays(c, unit, nb, &s->params);
   }
   if (ok && !s->params.one_loop) ok = cpu_reserve_pairs(c, 2 * (size_t)d->cap) == grnOK;
   d->overflow = (int*)cpu_alloc(c, 1, sizeof(int), &ok);

@@ -209,11 +209,12 @@ static grnStatus cuda_create_arrays(grnSolver* s, grnCuda* g) {
   g->scan_bytes = grn_cuda_scan_bytes((int)cap);
   g->out_bytes = 6 * nbody * sizeof(double) + 4 * sizeof(int);
 
-  // every array of the tables (one-loop slots only with one loop), then the backend's own
+  // every array of the tables (those of no length, another model's or one loop's without it,
+  // stay NULL), then the backend's own
   for (int a = 0; a < grn_nsolver_arrays; a++) {
     const grnArrayDesc* desc = grn_solver_arrays + a;
-    size_t count = grn_unit_count(desc->unit, d, (int)nbody, s->params.one_loop);
-    if (desc->unit == grnUNIT_LOOP_SLOT && count == 0) continue;
+    size_t count = grn_unit_count(desc->unit, d, (int)nbody, &s->params);
+    if (count == 0) continue;
     grnStatus st = cuda_alloc(g, grn_array_field(d, desc), count * desc->width * desc->size);
     if (st != grnOK) return st;
   }

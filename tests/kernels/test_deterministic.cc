@@ -61,7 +61,7 @@ struct Contacts {
   char* at(int a) { return bytes.data() + grn_contact_offset(a, cap); }
   int* npair() { return (int*)at(grnCONTACT_npair); }
   int* pair(int k, int i) { return (int*)at(grnCONTACT_pair) + (size_t)k * cap + i; }
-  float* imp(int k, int i) { return (float*)at(grnCONTACT_pair_imp) + 3 * ((size_t)k * cap + i); }
+  float* imp(int k, int i) { return (float*)at(grnCONTACT_pair_lin) + 3 * ((size_t)k * cap + i); }
 };
 
 Contacts Get(const grnSolver* s) {

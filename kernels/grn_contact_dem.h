@@ -1,0 +1,203 @@
+// the discrete element method (the second contact model): elastic grains whose overlaps push
+// them apart through a spring and dashpot per contact, integrated explicitly once per substep.
+//
+// normal: hertz (f = 4/3 E* sqrt(R* d) d) or hooke (f = k d), with a dashpot 2 zeta sqrt(S m*)
+// on the approach speed (S the current stiffness d f / d d), and never pulling. tangential: a
+// spring on the elongation of the contact (the slip of the contact points since the contact
+// began, turned onto the current tangent plane as the contact turns; stiffness 8 G* sqrt(R* d),
+// or 2/7 k) with its own dashpot, capped by coulomb friction mu fn, the elongation then shortened
+// to what the capped force implies (the liggghts / lammps history model). rolling and torsion:
+// springs on the relative rotation (stiffness 2.25 k_n l^2, k_n the secant normal stiffness,
+// l the bound's length), each moment capped at l fn (the elastic-plastic spring-dashpot model of
+// iwashita and oda, without its dashpot: liggghts' epsd2). shapes are rigid and of infinite mass.
+//
+// the substep: the narrowphase finds each grain's contacts, carries their springs and computes
+// its shape contacts' forces; each grain pair's force is computed once (grn_dem_pair) and summed
+// by both grains in slot order; then symplectic euler.
+#ifndef MJGRANULAR_GRN_CONTACT_DEM_H_
+#define MJGRANULAR_GRN_CONTACT_DEM_H_
+
+#include "grn_collide.h"
+#include "grn_data.h"
+#include "grn_integrate.h"
+#include "grn_pairing.h"
+
+// a contact's stiffnesses and dampers at overlap depth (> 0)
+typedef struct grnDemSpring_ {
+  float kn;                   // secant normal stiffness: elastic normal force / overlap [N/m]
+  float sn;                   // tangent normal stiffness, which the normal dashpot uses [N/m]
+  float kt;                   // tangential stiffness [N/m]
+  float gn, gt;               // normal and tangential dashpots [N s/m]
+} grnDemSpring;
+
+// the springs of a contact of effective radius reff, effective mass meff and effective moduli
+// estar, gstar (hertz) at overlap depth
+GRN_HD grnDemSpring grn_dem_spring(const grnDemLawConsts* law, float depth, float reff,
+                                   float meff, float estar, float gstar) {
+  grnDemSpring s;
+  if (law->law == grnLAW_HERTZ) {
+    float a = sqrtf(reff * depth);  // contact radius
+    s.kn = 4.0f / 3.0f * estar * a;
+    s.sn = 2.0f * estar * a;
+    s.kt = 8.0f * gstar * a;
+  } else {
+    s.kn = s.sn = law->stiffness;
+    s.kt = 2.0f / 7.0f * law->stiffness;
+  }
+  s.gn = 2.0f * law->damping * sqrtf(s.sn * meff);
+  s.gt = 2.0f * law->damping * sqrtf(s.kt * meff);
+  return s;
+}
+
+// v turned onto the plane normal to n with its length kept (a spring follows its contact as it
+// turns)
+GRN_HD grnVec3 grn_dem_onto_plane(grnVec3 v, grnVec3 n) {
+  float len2 = grn_dot(v, v);
+  grnVec3 t = grn_sub(v, grn_scale(n, grn_dot(v, n)));
+  float t2 = grn_dot(t, t);
+  return t2 > 0 ? grn_scale(t, sqrtf(len2 / t2)) : t;
+}
+
+// one contact's force f and moment m on the grain (f at the contact point), and its springs
+// advanced over the substep: *shear the tangential elongation, *spring the rolling and torsional
+// moment. depth: overlap (none: no force, springs released); n: unit normal toward the grain;
+// u, w: relative velocity of the grain's contact point and relative angular velocity against the
+// partner; reff, meff, estar, gstar as grn_dem_spring; mu: coulomb coefficient; roll, tors: the
+// rolling and torsional bounds' lengths [m]. odd in (n, u, w, shear, spring): the two grains of a
+// pair compute exactly opposite forces and springs
+GRN_HD void grn_dem_contact(const grnConsts* c, float depth, grnVec3 n, grnVec3 u, grnVec3 w,
+                            float reff, float meff, float estar, float gstar, float mu,
+                            float roll, float tors, grnVec3* shear, grnVec3* spring, grnVec3* f,
+                            grnVec3* m) {
+  grnVec3 zero = grn_v3(0, 0, 0);
+  if (!(depth > 0)) {
+    *shear = *spring = *f = *m = zero;
+    return;
+  }
+  grnDemSpring s = grn_dem_spring(&c->dem, depth, reff, meff, estar, gstar);
+  float un = grn_dot(u, n);
+  float fn = s.kn * depth - s.gn * un;
+  fn = fn > 0 ? fn : 0.0f;
+
+  // tangential spring: the slip of this substep added, the force capped by friction
+  grnVec3 ut = grn_sub(u, grn_scale(n, un));
+  grnVec3 el = grn_add(grn_dem_onto_plane(*shear, n), grn_scale(ut, c->dt));
+  grnVec3 damp = grn_scale(ut, s.gt);
+  grnVec3 ft = grn_scale(grn_add(grn_scale(el, s.kt), damp), -1.0f);
+  float ft_len = grn_norm(ft), ft_max = mu * fn;
+  if (ft_len > ft_max) {
+    ft = grn_scale(ft, ft_max / ft_len);
+    el = grn_scale(grn_add(ft, damp), -1.0f / s.kt);
+  }
+
+  // rolling and torsional springs on this substep's relative rotation, each capped
+  float wn = grn_dot(w, n), qn = grn_dot(*spring, n);
+  grnVec3 wr = grn_sub(w, grn_scale(n, wn));
+  grnVec3 qr = grn_dem_onto_plane(grn_sub(*spring, grn_scale(n, qn)), n);
+  qr = grn_sub(qr, grn_scale(wr, 2.25f * s.kn * roll * roll * c->dt));
+  float qr_len = grn_norm(qr), qr_max = roll * fn;
+  if (qr_len > qr_max) qr = grn_scale(qr, qr_max / qr_len);
+  qn -= 2.25f * s.kn * tors * tors * wn * c->dt;
+  float qn_max = tors * fn;
+  qn = qn > qn_max ? qn_max : (qn < -qn_max ? -qn_max : qn);
+
+  *shear = el;
+  *spring = grn_add(qr, grn_scale(n, qn));
+  *f = grn_add(grn_scale(n, fn), ft);
+  *m = *spring;
+}
+
+// pair p (grn_pairing.h): its frame, its force over the substep as impulses on the solving grain
+// (cp_imp, cp_mom), and its springs advanced in the solving grain's slot
+GRN_HD void grn_dem_pair(const grnData* d, const grnConsts* c, int p) {
+  size_t q = (size_t)p;
+  int i = d->cp_grain[p], j = d->cp_partner[p];
+  size_t slot = GRN_SLOT(d->cp_slot[p], i, d->cap);
+  grnPairFrame fr = grn_pair_frame(d, i, j);
+  grnVec3 u, w;
+  grn_contact_velocity(grn_load3(d->vel + 3 * i), grn_load3(d->angvel + 3 * i),
+                       grn_load3(d->vel + 3 * j), grn_load3(d->angvel + 3 * j), fr.n, fr.arm_i,
+                       fr.arm_j, &u, &w);
+  float reff = grn_pair_reff(d, i, j);
+  float meff = 1.0f / (grn_inv_mass(d, i) + grn_inv_mass(d, j));
+  grnVec3 shear = grn_load3(d->pair_lin + 3 * slot), spring = grn_load3(d->pair_rot + 3 * slot);
+  grnVec3 f, m;
+  grn_dem_contact(c, fr.depth, fr.n, u, w, reff, meff, c->dem.estar, c->dem.gstar, c->friction,
+                  c->rolling * reff, c->torsional * reff, &shear, &spring, &f, &m);
+  grn_store3(d->pair_lin + 3 * slot, shear);
+  grn_store3(d->pair_rot + 3 * slot, spring);
+  grn_store3(d->cp_normal + 3 * q, fr.n);
+  d->cp_arm[2 * q] = fr.arm_i;
+  d->cp_arm[2 * q + 1] = fr.arm_j;
+  grn_store3(d->cp_imp + 3 * q, grn_scale(f, c->dt));
+  grn_store3(d->cp_mom + 3 * q, grn_scale(m, c->dt));
+}
+
+// grain i's shape contacts: each one's force over the substep as impulses on the grain
+// (sc_impulse, sc_angular) and its springs advanced. a shape's rolling and spinning bounds are
+// lengths, or (negative) the grains' own
+GRN_HD void grn_dem_shape_forces(const grnData* d, const grnConsts* c, int i) {
+  int cap = d->cap;
+  float r = grn_radius(d, i), meff = 1.0f / grn_inv_mass(d, i);
+  grnVec3 vi = grn_load3(d->vel + 3 * i), wi = grn_load3(d->angvel + 3 * i);
+  for (int k = 0; k < d->nshape[i]; k++) {
+    size_t slot = GRN_SLOT(k, i, cap);
+    const grnShape* sh = d->shapes + d->sc_shape[slot];
+    grnVec3 n = grn_load3(d->sc_normal + 3 * slot);
+    grnVec3 u = grn_sub(grn_sub(vi, grn_scale(grn_cross(wi, n), r)),
+                        grn_load3(d->sc_vel + 3 * slot));
+    grnVec3 w = grn_sub(wi, grn_load3(sh->angvel));
+    float roll = sh->roll_friction >= 0 ? sh->roll_friction : c->rolling * r;
+    float tors = sh->spin_friction >= 0 ? sh->spin_friction : c->torsional * r;
+    grnVec3 shear = grn_load3(d->sc_lin + 3 * slot), spring = grn_load3(d->sc_rot + 3 * slot);
+    grnVec3 f, m;
+    grn_dem_contact(c, d->sc_depth[slot], n, u, w, r, meff, c->dem.estar_wall,
+                    c->dem.gstar_wall, sh->friction, roll, tors, &shear, &spring, &f, &m);
+    grn_store3(d->sc_lin + 3 * slot, shear);
+    grn_store3(d->sc_rot + 3 * slot, spring);
+    grn_store3(d->sc_impulse + 3 * slot, grn_scale(f, c->dt));
+    grn_store3(d->sc_angular + 3 * slot, grn_scale(m, c->dt));
+  }
+}
+
+// grain i's pair slots take the springs of their pairs (a partner's slot the solving grain's,
+// negated; a dropped pair's released), and grain i's impulses of the substep summed in slot
+// order, then symplectic euler with gravity
+GRN_HD void grn_dem_integrate_grain(const grnData* d, const grnConsts* c, int i) {
+  int cap = d->cap;
+  grnVec3 imp = grn_v3(0, 0, 0), torque = grn_v3(0, 0, 0);
+  for (int k = 0; k < d->npair[i]; k++) {
+    size_t slot = GRN_SLOT(k, i, cap);
+    int ref = d->pair_ref[slot];
+    grnSlotView v;
+    int p = grn_slot_view(d, ref, &v);
+    if (p < 0 || ref < 0) {
+      grnVec3 shear = grn_v3(0, 0, 0), spring = grn_v3(0, 0, 0);
+      if (p >= 0) {
+        size_t from = GRN_SLOT(d->cp_slot[p], d->cp_grain[p], cap);
+        shear = grn_scale(grn_load3(d->pair_lin + 3 * from), -1.0f);
+        spring = grn_scale(grn_load3(d->pair_rot + 3 * from), -1.0f);
+      }
+      grn_store3(d->pair_lin + 3 * slot, shear);
+      grn_store3(d->pair_rot + 3 * slot, spring);
+      if (p < 0) continue;
+    }
+    imp = grn_add(imp, v.imp);
+    torque = grn_add(torque, grn_add(grn_contact_torque(v.n, v.arm, v.imp), v.mom));
+  }
+  float r = grn_radius(d, i);
+  for (int k = 0; k < d->nshape[i]; k++) {
+    size_t slot = GRN_SLOT(k, i, cap);
+    grnVec3 p = grn_load3(d->sc_impulse + 3 * slot);
+    grnVec3 n = grn_load3(d->sc_normal + 3 * slot);
+    imp = grn_add(imp, p);
+    torque = grn_add(torque, grn_add(grn_contact_torque(n, r, p),
+                                     grn_load3(d->sc_angular + 3 * slot)));
+  }
+  grnVec3 v = grn_add(grn_load3(d->vel + 3 * i), grn_scale(grn_load3(c->gravity), c->dt));
+  v = grn_add(v, grn_scale(imp, grn_inv_mass(d, i)));
+  grnVec3 w = grn_add(grn_load3(d->angvel + 3 * i), grn_scale(torque, grn_inv_inertia(d, i)));
+  grn_move_grain(d, c, i, v, v, w);
+}
+
+#endif  // MJGRANULAR_GRN_CONTACT_DEM_H_
