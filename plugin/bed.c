@@ -44,6 +44,7 @@ void mjg_bed_write(const mjgBed* bed, int nbody, mjtNum* state) {
   state[MJG_STATE_COUNT] = bed->n;
   state[MJG_STATE_STAMP] = 0;
   state[MJG_STATE_LAYOUT] = MJG_STATE_VERSION;
+  state[MJG_STATE_MODEL] = bed->model;
   memcpy(mjg_state_pos(state, cap), bed->pos, 3 * (size_t)bed->n * sizeof(mjtNum));
   memcpy(mjg_state_vel(state, cap), bed->vel, 3 * (size_t)bed->n * sizeof(mjtNum));
   memcpy(mjg_state_angvel(state, cap), bed->angvel, 3 * (size_t)bed->n * sizeof(mjtNum));
@@ -83,6 +84,7 @@ long long mjg_bed_count(const double fill[6], double radius, double spacing_radi
 }
 
 int mjg_bed_make(const mjgConfig* cfg, mjgBed* bed) {
+  bed->model = cfg->model;
   if (!cfg->has_fill) return 0;
   mjtNum* pos = bed->pos;
   int dims[3];

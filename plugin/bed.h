@@ -16,9 +16,10 @@ typedef struct mjgBed_ {
   mjtNum* angvel;           // angular velocities, world frame [rad/s]              (cap x 3)
   mjtNum* radius;           // radii [m]; slots past n: the one a grain put there has (cap)
   mjtNum* contacts;         // contact state as in plugin_state; NULL: none    (state.h, cap)
+  grnModel model;           // contact model the contact state belongs to
 } mjgBed;
 
-// Allocate a bed of capacity cap with n = 0, zeroed but for every slot's radius (radius), with
+// Allocate a bed of capacity cap with n = 0 (contact model projected jacobi), zeroed but for every slot's radius (radius), with
 // room for a contact state when contacts is 1. Returns 0, or -1 when out of memory (bed is then
 // freed).
 int mjg_bed_alloc(mjgBed* bed, int cap, int contacts, double radius);
@@ -34,7 +35,7 @@ void mjg_bed_write(const mjgBed* bed, int nbody, mjtNum* state);
 // size along each axis goes to dims when not NULL. 0 when not even one grain fits.
 long long mjg_bed_count(const double fill[6], double radius, double spacing, int dims[3]);
 
-// Write the initial bed of cfg into bed: positions, zero velocities and spins, and radii (each
+// Write the initial bed of cfg into bed: positions, zero velocities and spins, radii (each
 // cfg->radius, or with mixed sizes drawn uniformly in [radius_min, radius], seeded); returns n.
 // The same config always gives the same bed, bit for bit.
 int mjg_bed_make(const mjgConfig* cfg, mjgBed* bed);

@@ -69,6 +69,8 @@ static FILE* open_bed(const char* path, mjgBedFileInfo* info, char* why, int siz
              MJG_BEDFILE_VERSION);
   } else if (le32(h + 12) & ~1u) {
     snprintf(why, size, "unknown flags 0x%x", le32(h + 12));
+  } else if (le32(h + 20) != grnMODEL_PJ && le32(h + 20) != grnMODEL_DEM) {
+    snprintf(why, size, "unknown contact model %u", le32(h + 20));
   } else if ((int32_t)le32(h + 16) < 0) {
     snprintf(why, size, "negative grain count %d", (int32_t)le32(h + 16));
   } else if (!(lef64(h + 24) > 0) || !isfinite(lef64(h + 24))) {
@@ -77,6 +79,7 @@ static FILE* open_bed(const char* path, mjgBedFileInfo* info, char* why, int siz
     info->version = (int)le32(h + 8);
     info->has_contacts = (int)(le32(h + 12) & 1u);
     info->n = (int32_t)le32(h + 16);
+    info->model = (int)le32(h + 20);
     info->radius = lef64(h + 24);
 
     // the size the header promises
@@ -173,8 +176,8 @@ static int read_contacts(FILE* f, int version, int n, int cap, mjtNum* out, char
   return 0;
 }
 
-int mjg_bedfile_read(const char* path, int cap, double radius, mjgBed* bed, char* why,
-                     int size) {
+int mjg_bedfile_read(const char* path, int cap, double radius, grnModel model, mjgBed* bed,
+                     char* why, int size) {
   memset(bed, 0, sizeof(*bed));
   mjgBedFileInfo info;
   FILE* f = open_bed(path, &info, why, size);
@@ -208,5 +211,11 @@ int mjg_bedfile_read(const char* path, int cap, double radius, mjgBed* bed, char
   // a version 1 bed: one size, the header's
   for (int i = 0; info.version == 1 && i < info.n; i++) bed->radius[i] = (float)info.radius;
   bed->n = info.n;
+  // another model's contact state means nothing to this one
+  if (info.model != (int)model) {
+    free(bed->contacts);
+    bed->contacts = NULL;
+  }
+  bed->model = model;
   return 0;
 }

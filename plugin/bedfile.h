@@ -6,7 +6,9 @@
 //   8            4        uint32 format version (MJG_BEDFILE_VERSION)
 //   12           4        uint32 flags: bit 0 set when a contact state follows the grains
 //   16           4        int32 grain count n >= 0
-//   20           4        uint32 reserved, 0
+//   20           4        uint32 contact model of the contact state (grnModel: 0 projected
+//                         jacobi, 1 dem); a bed loaded by the other model keeps its grains
+//                         and drops the contact state
 //   24           8        float64 grain radius [m]: the largest
 //   32           12 n     float32 positions (n x 3), world frame [m]
 //   32 + 12 n    12 n     float32 velocities (n x 3), world frame [m/s]
@@ -35,6 +37,7 @@ typedef struct mjgBedFileInfo_ {
   int n;                    // grains
   double radius;            // grain radius [m]
   int has_contacts;         // 1: a contact state follows the velocities
+  int model;                // contact model of the contact state (grnModel)
 } mjgBedFileInfo;
 
 // Read and check the header of the bed file at path, and the file's size against it. On failure
@@ -42,11 +45,11 @@ typedef struct mjgBedFileInfo_ {
 int mjg_bedfile_info(const char* path, mjgBedFileInfo* info, char* why, int why_size);
 
 // Read the bed file at path into bed (allocated here for capacity cap, with a contact state when
-// the file has one; free with mjg_bed_free). Refused with -1 and the cause in why: anything
+// the file has one of this contact model; free with mjg_bed_free). Refused with -1 and the cause in why: anything
 // mjg_bedfile_info refuses, more grains than cap, a radius other than radius (relative 1e-6),
 // a non-finite position or velocity, a radius not in (0, radius], a contact count beyond the
 // slots.
-int mjg_bedfile_read(const char* path, int cap, double radius, mjgBed* bed, char* why,
-                     int why_size);
+int mjg_bedfile_read(const char* path, int cap, double radius, grnModel model, mjgBed* bed,
+                     char* why, int why_size);
 
 #endif  // MJGRANULAR_PLUGIN_BEDFILE_H_

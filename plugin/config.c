@@ -20,12 +20,9 @@ typedef enum mjgKind_ {
   mjgINT,                   // one integer                                       (int)
   mjgLONG,                  // one integer                                       (long long)
   mjgBOX,                   // six finite numbers lo[3] hi[3], hi > lo           (double[6])
-  mjgBACKEND,               // auto | cpu | cuda                                 (grnBackend)
+  mjgWORD,                  // one of the attribute's words          (int: its index in words)
   mjgTEXT,                  // free text, read by its own module                 (not stored)
-  mjgCOUPLING,              // two-way | one-way                                 (int two_way)
-  mjgCOLOR,                 // height | speed | fixed                            (mjgColor)
   mjgRANGE,                 // two finite numbers lo hi, hi > lo                 (double[2])
-  mjgBOOL,                  // true | false                                      (int)
   mjgRADII,                 // one radius r, or rmin rmax: radii drawn in that range
                             //                            (double radius, radius_min after it)
 } mjgKind;
@@ -38,8 +35,18 @@ typedef struct mjgAttr_ {
   double lo, hi;            // allowed range of a number
   int lo_open;              // 1: lo itself is excluded
   size_t offset;            // field in mjgConfig
-  ptrdiff_t has_offset;     // int flag in mjgConfig set when given; -1: none
+  ptrdiff_t has_offset;     // int flag in mjgConfig set when the user gave it; -1: none
+  const char* const* words; // mjgWORD: the words allowed, NULL-terminated, in the order of the
+                            // field's enum
 } mjgAttr;
+
+// the words of the mjgWORD keys, in the order of their enums
+static const char* const kBackends[] = {"auto", "cpu", "cuda", NULL};      // grnBackend
+static const char* const kCouplings[] = {"one-way", "two-way", NULL};     // two_way 0, 1
+static const char* const kColors[] = {"height", "speed", "fixed", "spin", NULL};  // mjgColor
+static const char* const kBools[] = {"false", "true", NULL};
+static const char* const kModels[] = {"pj", "dem", NULL};                 // grnModel
+static const char* const kLaws[] = {"hertz", "hooke", NULL};              // grnDemLaw
 
 #define OFF(f) offsetof(mjgConfig, f)
 _Static_assert(offsetof(mjgConfig, radius_min) == offsetof(mjgConfig, radius) + sizeof(double),
@@ -49,32 +56,52 @@ _Static_assert(offsetof(mjgConfig, radius_min) == offsetof(mjgConfig, radius) + 
 
 // the table: every key the plugin accepts, its default, unit and range
 static const mjgAttr kAttr[] = {
-  {"fill",       mjgBOX,     NULL,   "m",      0,    0,         0, OFF(fill),       OFF(has_fill)},
-  {"count",      mjgINT,     NULL,   "",       1,    1 << 26,   0, OFF(count),      -1},
-  {"radius",     mjgRADII,   "0.005", "m",     0,    1e3,       1, OFF(radius),     -1},
-  {"density",    mjgREAL,    "2500", "kg/m^3", 0,    1e6,       1, OFF(density),    -1},
-  {"friction",   mjgREAL,    "0.5",  "",       0,    1e3,       0, OFF(friction),   -1},
+  // name        kind        default  unit     lo    hi       lo_open field, given flag, words
+  {"fill",       mjgBOX,     NULL,    "m",     0,    0,         0, OFF(fill), OFF(has_fill), NULL},
+  {"count",      mjgINT,     NULL,    "",      1,    1 << 26,   0, OFF(count), -1, NULL},
+  {"radius",     mjgRADII,   "0.005", "m",     0,    1e3,       1, OFF(radius), -1, NULL},
+  {"density",    mjgREAL,    "2500",  "kg/m^3", 0,   1e6,       1, OFF(density), -1, NULL},
+  {"friction",   mjgREAL,    "0.5",   "",      0,    1e3,       0, OFF(friction), -1, NULL},
   {"rolling_friction", mjgREAL, MJG_QUOTE(GRN_DEFAULT_ROLLING), "", 0, 1e3, 0,
-                                                                 OFF(rolling_friction), -1},
+   OFF(rolling_friction), -1, NULL},
   {"torsional_friction", mjgREAL, MJG_QUOTE(GRN_DEFAULT_TORSIONAL), "", 0, 1e3, 0,
-                                                                 OFF(torsional_friction), -1},
-  {"timestep",   mjgREAL,    "5e-4", "s",      0,    1,         1, OFF(timestep),   -1},
-  {"iterations", mjgINT,     "10",   "",       1,    10000,     0, OFF(iterations), -1},
-  {"baumgarte",  mjgREAL,    "0.2",  "",       0,    1,         0, OFF(baumgarte),  -1},
-  {"domain",     mjgBOX,     NULL,   "m",      0,    0,         0, OFF(domain),     OFF(has_domain)},
-  {"spacing",    mjgREAL,    "2.2",  "radii",  2,    10,        1, OFF(spacing),    -1},
-  {"seed",       mjgLONG,    "0",    "",       0,    4.5e15,    0, OFF(seed),       -1},
-  {"backend",    mjgBACKEND, "auto", "",       0,    0,         0, OFF(backend),    -1},
-  {"bodies",     mjgTEXT,    NULL,   "",       0,    0,         0, 0,              OFF(has_bodies)},
-  {"sdf_cell",   mjgREAL,    NULL,   "m",      0,    1,         1, OFF(sdf_cell), OFF(has_sdf_cell)},
-  {"coupling",   mjgCOUPLING, "two-way", "",   0,    0,         0, OFF(two_way),   -1},
-  {"color",      mjgCOLOR,   "height", "",     0,    0,         0, OFF(color),      -1},
-  {"color_range", mjgRANGE,  NULL,   "m or m/s", 0,  0,         0, OFF(color_range),
-                                                                     OFF(has_color_range)},
-  {"cyclic_z",   mjgRANGE,   NULL,   "m",      0,    0,         0, OFF(cyclic_z), OFF(has_cyclic_z)},
-  {"settle",     mjgREAL,    "0",    "s",      0,    1e3,       0, OFF(settle),    -1},
-  {"bed_file",   mjgTEXT,    NULL,   "",       0,    0,         0, 0,          -1},
-  {"deterministic", mjgBOOL, "true", "",       0,    0,         0, OFF(deterministic), -1},
+   OFF(torsional_friction), -1, NULL},
+  {"model",      mjgWORD,    "pj",    "",      0,    0,         0, OFF(model), -1, kModels},
+  {"timestep",   mjgREAL,    "5e-4",  "s",     0,    1,         1, OFF(timestep),
+   OFF(has_timestep), NULL},
+  // model pj
+  {"iterations", mjgINT,     "10",    "",      1,    10000,     0, OFF(iterations),
+   OFF(has_iterations), NULL},
+  {"baumgarte",  mjgREAL,    "0.2",   "",      0,    1,         0, OFF(baumgarte),
+   OFF(has_baumgarte), NULL},
+  // model dem
+  {"law",        mjgWORD,    "hertz", "",      0,    0,         0, OFF(law), OFF(has_law), kLaws},
+  {"youngs",     mjgREAL, MJG_QUOTE(GRN_DEFAULT_YOUNGS), "Pa", 0, 1e13, 1, OFF(youngs),
+   OFF(has_youngs), NULL},
+  {"poisson",    mjgREAL, MJG_QUOTE(GRN_DEFAULT_POISSON), "", -1, 0.5, 1, OFF(poisson),
+   OFF(has_poisson), NULL},
+  {"restitution", mjgREAL, MJG_QUOTE(GRN_DEFAULT_RESTITUTION), "", 0.01, 1, 0, OFF(restitution),
+   OFF(has_restitution), NULL},
+  {"stiffness",  mjgREAL,    NULL,    "N/m",   0,    1e12,      1, OFF(stiffness),
+   OFF(has_stiffness), NULL},
+  // the bed, its container and the bodies
+  {"domain",     mjgBOX,     NULL,    "m",     0,    0,         0, OFF(domain), OFF(has_domain),
+   NULL},
+  {"spacing",    mjgREAL,    "2.2",   "radii", 2,    10,        1, OFF(spacing), -1, NULL},
+  {"seed",       mjgLONG,    "0",     "",      0,    4.5e15,    0, OFF(seed), -1, NULL},
+  {"backend",    mjgWORD,    "auto",  "",      0,    0,         0, OFF(backend), -1, kBackends},
+  {"bodies",     mjgTEXT,    NULL,    "",      0,    0,         0, 0, OFF(has_bodies), NULL},
+  {"sdf_cell",   mjgREAL,    NULL,    "m",     0,    1,         1, OFF(sdf_cell), OFF(has_sdf_cell),
+   NULL},
+  {"coupling",   mjgWORD,    "two-way", "",    0,    0,         0, OFF(two_way), -1, kCouplings},
+  {"color",      mjgWORD,    "height", "",     0,    0,         0, OFF(color), -1, kColors},
+  {"color_range", mjgRANGE,  NULL,    "m or m/s", 0, 0,         0, OFF(color_range),
+   OFF(has_color_range), NULL},
+  {"cyclic_z",   mjgRANGE,   NULL,    "m",     0,    0,         0, OFF(cyclic_z), OFF(has_cyclic_z),
+   NULL},
+  {"settle",     mjgREAL,    "0",     "s",     0,    1e3,       0, OFF(settle), -1, NULL},
+  {"bed_file",   mjgTEXT,    NULL,    "",      0,    0,         0, 0, -1, NULL},
+  {"deterministic", mjgWORD, "true",  "",      0,    0,         0, OFF(deterministic), -1, kBools},
 };
 
 #undef OFF
@@ -203,36 +230,24 @@ static int parse_attr(const mjgAttr* a, const char* value, mjgConfig* cfg, char*
       }
       return 0;
     }
-    case mjgBACKEND: {
-      char word[16];
+    case mjgWORD: {
+      char word[32];
       if (trim_copy(value, word, sizeof(word))) {
-        if (!strcmp(word, "auto")) { *(grnBackend*)field = grnBACKEND_AUTO; return 0; }
-        if (!strcmp(word, "cpu")) { *(grnBackend*)field = grnBACKEND_CPU; return 0; }
-        if (!strcmp(word, "cuda")) { *(grnBackend*)field = grnBACKEND_CUDA; return 0; }
+        for (int w = 0; a->words[w]; w++) {
+          if (!strcmp(word, a->words[w])) {
+            *(int*)field = w;
+            return 0;
+          }
+        }
       }
-      return mjg_config_refuse(msg, size, a->name, value, "must be one of auto, cpu, cuda");
+      int len = snprintf(why, sizeof(why), "must be one of");
+      for (int w = 0; a->words[w] && len < (int)sizeof(why); w++) {
+        len += snprintf(why + len, sizeof(why) - len, "%s %s", w ? "," : "", a->words[w]);
+      }
+      return mjg_config_refuse(msg, size, a->name, value, why);
     }
     case mjgTEXT:
       return 0;
-    case mjgCOUPLING: {
-      char word[16];
-      if (trim_copy(value, word, sizeof(word))) {
-        if (!strcmp(word, "two-way")) { *(int*)field = 1; return 0; }
-        if (!strcmp(word, "one-way")) { *(int*)field = 0; return 0; }
-      }
-      return mjg_config_refuse(msg, size, a->name, value, "must be one of two-way, one-way");
-    }
-    case mjgCOLOR: {
-      char word[16];
-      if (trim_copy(value, word, sizeof(word))) {
-        if (!strcmp(word, "height")) { *(mjgColor*)field = mjgCOLOR_HEIGHT; return 0; }
-        if (!strcmp(word, "speed")) { *(mjgColor*)field = mjgCOLOR_SPEED; return 0; }
-        if (!strcmp(word, "fixed")) { *(mjgColor*)field = mjgCOLOR_FIXED; return 0; }
-        if (!strcmp(word, "spin")) { *(mjgColor*)field = mjgCOLOR_SPIN; return 0; }
-      }
-      return mjg_config_refuse(msg, size, a->name, value,
-                               "must be one of height, speed, spin, fixed");
-    }
     case mjgRANGE: {
       double* range = (double*)field;
       if (!mjg_parse_reals(value, range, 2) || !(range[1] > range[0])) {
@@ -258,19 +273,19 @@ static int parse_attr(const mjgAttr* a, const char* value, mjgConfig* cfg, char*
       out[1] = r[0];
       return 0;
     }
-    case mjgBOOL: {
-      char word[16];
-      if (trim_copy(value, word, sizeof(word))) {
-        if (!strcmp(word, "true")) { *(int*)field = 1; return 0; }
-        if (!strcmp(word, "false")) { *(int*)field = 0; return 0; }
-      }
-      return mjg_config_refuse(msg, size, a->name, value, "must be one of true, false");
-    }
   }
   return mjg_config_refuse(msg, size, a->name, value, "unknown attribute kind");
 }
 
 //---------------------------------- reading a config ----------------------------------------------
+
+// the time scale of a dem config's smallest grains (grn_dem_time_scale) [s]
+static double mjg_config_dem_time(const mjgConfig* cfg) {
+  grnParams p;
+  mjtNum zero[3] = {0, 0, 0};
+  mjg_config_params(cfg, 1, zero, 0, 0, &p);
+  return grn_dem_time_scale(&p, cfg->radius_min);
+}
 
 const char* mjg_config_value(const mjModel* m, int instance, const char* key) {
   const char* v = mj_getPluginConfig(m, instance, key);
@@ -284,11 +299,11 @@ int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, i
   // every key: given value, else default, parsed by the same strict rules
   for (int i = 0; i < NATTR; i++) {
     const mjgAttr* a = kAttr + i;
-    const char* value = mjg_config_value(m, instance, a->name);
-    if (!value) value = a->def;
+    const char* given = mjg_config_value(m, instance, a->name);
+    const char* value = given ? given : a->def;
     if (!value) continue;
     if (parse_attr(a, value, cfg, msg, size)) return -1;
-    if (a->has_offset >= 0) *(int*)((char*)cfg + a->has_offset) = 1;
+    if (given && a->has_offset >= 0) *(int*)((char*)cfg + a->has_offset) = 1;
   }
   int count_given = mjg_config_value(m, instance, "count") != NULL;
   const char* fill_text = mjg_config_value(m, instance, "fill");
@@ -348,6 +363,11 @@ int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, i
     if (!count_given) cfg->count = (int)need;
   }
 
+  // dem: a substep that resolves the contacts of the smallest grains unless told
+  if (cfg->model == grnMODEL_DEM && !cfg->has_timestep) {
+    cfg->timestep = GRN_DEM_DT_FRACTION * mjg_config_dem_time(cfg);
+  }
+
   // mesh grids: one node per grain radius unless told
   if (!cfg->has_sdf_cell) cfg->sdf_cell = cfg->radius;
 
@@ -376,6 +396,38 @@ int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, i
   return 0;
 }
 
+int mjg_config_warning(const mjgConfig* cfg, char* msg, int size) {
+  int dem = cfg->model == grnMODEL_DEM;
+  // the other model's keys that were given
+  struct { const char* name; int given, dem; } keys[] = {
+    {"iterations", cfg->has_iterations, 0}, {"baumgarte", cfg->has_baumgarte, 0},
+    {"law", cfg->has_law, 1}, {"youngs", cfg->has_youngs, 1}, {"poisson", cfg->has_poisson, 1},
+    {"restitution", cfg->has_restitution, 1}, {"stiffness", cfg->has_stiffness, 1},
+  };
+  for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+    if (keys[k].given && keys[k].dem != dem) {
+      snprintf(msg, size, MJG_PLUGIN_NAME ": config key '%s' applies to model %s only; model "
+               "'%s' ignores it", keys[k].name, keys[k].dem ? "dem" : "pj", dem ? "dem" : "pj");
+      return 1;
+    }
+  }
+  if (cfg->has_stiffness && cfg->law != grnLAW_HOOKE) {
+    snprintf(msg, size, MJG_PLUGIN_NAME ": config key 'stiffness' applies to law hooke only; law "
+             "'hertz' ignores it");
+    return 1;
+  }
+  // explicit contacts need a substep well inside the contact time
+  double limit = dem ? GRN_DEM_DT_LIMIT * mjg_config_dem_time(cfg) : 0;
+  if (dem && cfg->timestep > limit) {
+    snprintf(msg, size, MJG_PLUGIN_NAME ": config key 'timestep' = '%g' is above %g s, %g of the "
+             "contact time scale of the smallest grains (radius %g m): dem contacts will be "
+             "inaccurate or unstable; the default is %g s", cfg->timestep, limit, GRN_DEM_DT_LIMIT,
+             cfg->radius_min, GRN_DEM_DT_FRACTION * mjg_config_dem_time(cfg));
+    return 1;
+  }
+  return 0;
+}
+
 void mjg_config_params(const mjgConfig* cfg, double dt, const mjtNum gravity[3], int nbody,
                        int max_shapes, grnParams* p) {
   grn_default_params(p);
@@ -396,4 +448,10 @@ void mjg_config_params(const mjgConfig* cfg, double dt, const mjtNum gravity[3],
     p->cyclic_z[1] = (float)cfg->cyclic_z[1];
   }
   p->deterministic = cfg->deterministic;
+  p->model = cfg->model;
+  p->law = cfg->law;
+  p->youngs = (float)cfg->youngs;
+  p->poisson = (float)cfg->poisson;
+  p->restitution = (float)cfg->restitution;
+  p->stiffness = (float)cfg->stiffness;
 }

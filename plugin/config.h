@@ -31,9 +31,20 @@ typedef struct mjgConfig_ {
   double friction;          // coulomb coefficient between grains
   double rolling_friction;  // rolling resistance between grains (times r_eff and the normal force)
   double torsional_friction;  // torsional resistance between grains (likewise)
-  double timestep;          // granular substep, at most                               [s]
+  grnModel model;           // contact model: projected jacobi or dem
+  int has_timestep;         // 1: timestep was given
+  double timestep;          // granular substep, at most; dem default: GRN_DEM_DT_FRACTION of
+                            // the time scale of the smallest grains (grn_dem_time_scale)  [s]
+  int has_iterations;       // 1: iterations was given
   int iterations;           // projected jacobi iterations per substep
-  double baumgarte;         // fraction of penetration removed per substep
+  int has_baumgarte;        // 1: baumgarte was given
+  double baumgarte;         // fraction of penetration removed per substep (pj)
+  int has_law, has_youngs, has_poisson, has_restitution, has_stiffness;  // 1: given
+  grnDemLaw law;            // dem contact law
+  double youngs;            // dem: young's modulus of the grains                     [Pa]
+  double poisson;           // dem: poisson's ratio of the grains
+  double restitution;       // dem: coefficient of restitution of a head-on impact
+  double stiffness;         // dem hooke: normal stiffness; 0 (not given): derived     [N/m]
   int has_domain;           // 1: domain was given
   double domain[6];         // container box keeping the grains in: lo[3], hi[3]      [m]
   double spacing;           // initial bed lattice spacing                             [radii]
@@ -75,6 +86,11 @@ int mjg_config_refuse(char* msg, int size, const char* key, const char* value, c
 // Read and check the config of plugin instance `instance`. On failure return -1 and write a
 // message naming the key and its value into msg; on success return 0.
 int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, int msg_size);
+
+// Write into msg what in a config that loads the user should know (keys of the other contact
+// model, which it ignores; a dem substep too long for the contacts); returns 1 when there is
+// something, else 0.
+int mjg_config_warning(const mjgConfig* cfg, char* msg, int size);
 
 // Solver parameters for a config, a substep dt [s], gravity and a number of bodies.
 void mjg_config_params(const mjgConfig* cfg, double dt, const mjtNum gravity[3], int nbody,

@@ -32,6 +32,7 @@ int mjgranular_state_part(const mjModel* m, int instance, const char* name, long
     {"count", MJG_STATE_COUNT, 1},
     {"stamp", MJG_STATE_STAMP, 1},
     {"version", MJG_STATE_LAYOUT, 1},
+    {"model", MJG_STATE_MODEL, 1},
     {"positions", (long long)mjg_state_offset(mjgSTATE_POS, cap, nbody), 3 * g},
     {"velocities", (long long)mjg_state_offset(mjgSTATE_VEL, cap, nbody), 3 * g},
     {"angular_velocities", (long long)mjg_state_offset(mjgSTATE_ANGVEL, cap, nbody), 3 * g},

@@ -121,6 +121,7 @@ static int settle(const mjgSettleInput* in, mjgBed* out, char* why, int size) {
   double* wrench = (double*)malloc(6 * (size_t)(nbody ? nbody : 1) * sizeof(double));
   int fail = !state || !stage || !wrench || mjg_bed_alloc(out, cap, 1, 0);
   if (fail) snprintf(why, size, "out of memory for settling %d grains", b->n);
+  if (!fail) out->model = (grnModel)grn_params(in->solver)->model;
 
   // the grains in, the steps, the grains out
   double start = seconds_now();

@@ -7,7 +7,8 @@
 //                                         the upload is skipped while it is unchanged (set it
 //                                         to 0 after writing grains into the state by hand)
 //   2                         1           layout version (MJG_STATE_VERSION)
-//   3                         1           reserved (0)
+//   3                         1           contact model of the contact state (grnModel: 0
+//                                         projected jacobi, 1 dem)
 //   MJG_STATE_HEADER          cap x 3     grain positions, world frame [m]
 //   .. + 3 cap                cap x 3     grain velocities, world frame [m/s]
 //   .. + 6 cap                cap x 3     grain angular velocities, world frame [rad/s]
@@ -37,6 +38,7 @@
 #define MJG_STATE_COUNT 0
 #define MJG_STATE_STAMP 1
 #define MJG_STATE_LAYOUT 2
+#define MJG_STATE_MODEL 3
 
 // mjtNums holding the contact state of capacity cap
 static inline int mjg_state_contact_size(int cap) {

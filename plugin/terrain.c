@@ -125,7 +125,8 @@ static int make_bed(mjgTerrain* t, const mjModel* m, mjData* d, int instance, ch
   char why[MJG_MSG_SIZE - 128];
   const char* path = mjg_config_value(m, instance, "bed_file");
   if (path) {
-    if (mjg_bedfile_read(path, t->cap, t->cfg.radius, &t->own, why, sizeof(why))) {
+    if (mjg_bedfile_read(path, t->cap, t->cfg.radius, t->cfg.model, &t->own, why,
+                         sizeof(why))) {
       return refuse_key(m, instance, "bed_file", why, msg, size);
     }
   } else {
@@ -180,6 +181,7 @@ int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
     mju_warning("%s", msg);
     return -1;
   }
+  if (mjg_config_warning(&cfg, msg, sizeof(msg))) mju_warning("%s", msg);
   if (m->plugin_statenum[instance] != mjg_state_size(cfg.count, m->nbody)) {
     mju_warning(MJG_PLUGIN_NAME ": plugin_state has %d numbers, the config needs %d",
                 m->plugin_statenum[instance], mjg_state_size(cfg.count, m->nbody));

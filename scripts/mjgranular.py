@@ -37,7 +37,7 @@ PLUGIN_NAME = "mjgranular.terrain"
 BED_MAGIC = b"MJGBED\0\0"
 BED_VERSION = 2
 BED_HEADER = np.dtype([("magic", "S8"), ("version", "<u4"), ("flags", "<u4"), ("n", "<i4"),
-                       ("reserved", "<u4"), ("radius", "<f8")])
+                       ("model", "<u4"), ("radius", "<f8")])
 BED_V1_CONTACT_ARRAYS = 6
 
 _loaded = None
@@ -184,6 +184,7 @@ class Grains:
         self._radii = part("radii")
         self.wrenches = part("wrenches", (self.nbody, 6))
         self.contacts = part("contacts")
+        self._model = part("model")
         version = library().mjgranular_state_version()
         if self.capacity and int(self.state[2]) not in (0, version):
             raise ValueError(f"plugin_state layout version {self.state[2]}, expected {version}")
@@ -192,6 +193,11 @@ class Grains:
     def count(self):
         """Grains in use, n."""
         return int(self.state[0])
+
+    @property
+    def model(self):
+        """Contact model of the contact state: 0 projected jacobi, 1 dem (config key model)."""
+        return int(self._model[0])
 
     @property
     def positions(self):
@@ -227,12 +233,13 @@ def grains(model, data, instance=0):
     return Grains(model, data, instance)
 
 
-Bed = collections.namedtuple("Bed",
-                             "radius positions velocities angular_velocities radii contacts")
+Bed = collections.namedtuple(
+    "Bed", "radius positions velocities angular_velocities radii contacts model")
 Bed.__doc__ = """A bed file's content: radius [m] (the largest), positions, velocities and angular
 velocities (n x 3, float32; a version 1 file's spins are zero), radii (n, float32; a version 1
 file's are all `radius`), contacts (dict of the contact-state arrays, laid out for capacity n,
-slot k of grain i at [k, i]) or None."""
+slot k of grain i at [k, i]) or None, model (the contact model the contacts belong to: 0
+projected jacobi, 1 dem; a model of the other kind loading the file drops them)."""
 
 
 def _contact_views(raw, cap, arrays):
@@ -258,6 +265,7 @@ def save_bed(path, model, data, instance=0, contacts=True):
     header = np.zeros((), BED_HEADER)
     header["magic"], header["version"] = BED_MAGIC, BED_VERSION
     header["flags"], header["n"], header["radius"] = int(bool(contacts)), n, radius(model, instance)
+    header["model"] = g.model
     parts = [header.tobytes(), g.positions.astype("<f4").tobytes(),
              g.velocities.astype("<f4").tobytes(), g.angular_velocities.astype("<f4").tobytes(),
              g.radii.astype("<f4").tobytes()]
@@ -285,6 +293,8 @@ def load_bed(path):
     want = BED_HEADER.itemsize + grain_bytes * n + (_contact_bytes(arrays) * n if flags & 1 else 0)
     if n < 0 or flags & ~1 or len(raw) != want:
         raise ValueError(f"{path}: {len(raw)} bytes, the header needs {want}")
+    if int(h["model"]) not in (0, 1):
+        raise ValueError(f"{path}: unknown contact model {int(h['model'])}")
     at = BED_HEADER.itemsize
     vec = np.frombuffer(raw, "<f4", count=3 * nvec * n, offset=at).reshape(nvec, n, 3)
     if version > 1:
@@ -296,4 +306,4 @@ def load_bed(path):
     contacts = None
     if flags & 1:
         contacts = _contact_views(raw[at + grain_bytes * n:], n, arrays)
-    return Bed(float(h["radius"]), vec[0], vec[1], spins, radii, contacts)
+    return Bed(float(h["radius"]), vec[0], vec[1], spins, radii, contacts, int(h["model"]))
