@@ -343,6 +343,28 @@ size_t grn_contact_state_bytes(int capacity) {
   return capacity > 0 ? grn_contact_offset(grnNCONTACT_ARRAYS, capacity) : 0;
 }
 
+// a contact state's slots that hold no contact zeroed (and the counts of grains past the n in use),
+// so that the state is a function of the contacts alone: the solver leaves in those slots
+// whatever its twin buffers held before
+static void clear_unused_slots(char* b, int cap, int n) {
+  int* npair = (int*)(b + grn_contact_offset(grnCONTACT_npair, cap));
+  int* nshape = (int*)(b + grn_contact_offset(grnCONTACT_nshape, cap));
+  for (int i = n; i < cap; i++) npair[i] = nshape[i] = 0;
+  for (int a = 0; a < grnNCONTACT_ARRAYS; a++) {
+    const grnArrayDesc* desc = grn_contact_arrays + a;
+    int slots = grn_unit_slots(desc->unit);
+    if (slots == 1) continue;
+    const int* used = desc->unit == grnUNIT_PAIR_SLOT ? npair : nshape;
+    size_t width = desc->size * desc->width;
+    char* v = b + grn_contact_offset(a, cap);
+    for (int k = 0; k < slots; k++) {
+      for (int i = 0; i < cap; i++) {
+        if (k >= used[i]) memset(v + width * GRN_SLOT(k, i, cap), 0, width);
+      }
+    }
+  }
+}
+
 grnStatus grn_get_contacts(const grnSolver* s, void* buf) {
   if (!s || !buf) return grnERR_ARG;
   int cap = s->params.capacity;
@@ -351,6 +373,7 @@ grnStatus grn_get_contacts(const grnSolver* s, void* buf) {
     grnStatus st = s->ops->read(s, grn_contact_arrays + a, 0, at, grn_contact_array_bytes(a, cap));
     if (st != grnOK) return st;
   }
+  clear_unused_slots((char*)buf, cap, s->n);
   return grnOK;
 }
 

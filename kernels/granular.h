@@ -248,7 +248,8 @@ grnStatus grn_get_grains(const grnSolver* solver, float* pos, float* vel);
 // saving both and restoring them continues a run exactly.
 size_t grn_contact_state_bytes(int capacity);
 
-// Copy the contact state into buf (grn_contact_state_bytes(capacity) bytes).
+// Copy the contact state into buf (grn_contact_state_bytes(capacity) bytes); slots that hold no
+// contact are zero, so equal contacts give equal bytes.
 grnStatus grn_get_contacts(const grnSolver* solver, void* buf);
 
 // Restore a contact state from grn_get_contacts (after grn_set_grains, which clears it); a

@@ -10,22 +10,28 @@
 
 long long mjgranular_settle_runs(void) { return mjg_settle_runs(); }
 
-double mjgranular_radius(const mjModel* m, int instance) {
+// the config of terrain instance `instance` of m as init reads it; 0, or -1 when it is none
+static int terrain_config(const mjModel* m, int instance, mjgConfig* cfg) {
   if (!m || instance < 0 || instance >= m->nplugin) return -1;
   const mjpPlugin* plugin = mjp_getPluginAtSlot(m->plugin[instance]);
-  mjgConfig cfg;
   if (!plugin || strcmp(plugin->name, MJG_PLUGIN_NAME)) return -1;
-  if (mjg_config_read(m, instance, &cfg, NULL, 0)) return -1;
-  return cfg.radius;
+  return mjg_config_read(m, instance, cfg, NULL, 0) ? -1 : 0;
+}
+
+double mjgranular_radius(const mjModel* m, int instance) {
+  mjgConfig cfg;
+  return terrain_config(m, instance, &cfg) ? -1 : cfg.radius;
+}
+
+double mjgranular_timestep(const mjModel* m, int instance) {
+  mjgConfig cfg;
+  return terrain_config(m, instance, &cfg) ? -1 : cfg.timestep;
 }
 
 int mjgranular_state_part(const mjModel* m, int instance, const char* name, long long* offset,
                           long long* length) {
-  if (!m || !name || !offset || !length || instance < 0 || instance >= m->nplugin) return -1;
-  const mjpPlugin* plugin = mjp_getPluginAtSlot(m->plugin[instance]);
   mjgConfig cfg;
-  if (!plugin || strcmp(plugin->name, MJG_PLUGIN_NAME)) return -1;
-  if (mjg_config_read(m, instance, &cfg, NULL, 0)) return -1;
+  if (!name || !offset || !length || terrain_config(m, instance, &cfg)) return -1;
   int cap = cfg.count, nbody = m->nbody;
   long long g = cap;
   struct { const char* name; long long at, length; } parts[] = {

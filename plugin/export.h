@@ -15,8 +15,15 @@ MJG_EXPORT long long mjgranular_settle_runs(void);
 // the largest with mixed sizes); -1 when the instance is not a terrain or its config is refused.
 MJG_EXPORT double mjgranular_radius(const mjModel* m, int instance);
 
+// The longest granular substep [s] of terrain instance `instance` of m: key timestep, or with
+// model dem and no timestep given, GRN_DEM_DT_FRACTION of the contact time scale of the smallest
+// grains; each mj_step takes the fewest equal substeps no longer than it. -1 as
+// mjgranular_radius.
+MJG_EXPORT double mjgranular_timestep(const mjModel* m, int instance);
+
 // Where part `name` of instance `instance`'s plugin_state block lies (state.h): its offset from
-// the block's start and its length, in mjtNums. Names: "count", "stamp", "version", "positions",
+// the block's start and its length, in mjtNums. Names: "count", "stamp", "version", "model",
+// "positions",
 // "velocities", "angular_velocities", "radii", "wrenches", "contacts"; also "grain_capacity"
 // (offset 0, length: the capacity). 0 on success, -1 for an unknown name or an instance that is
 // not a valid terrain.

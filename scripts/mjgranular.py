@@ -84,7 +84,8 @@ def _already_loaded():
 def library():
     """The plugin library as a ctypes handle, the copy this process has loaded (loaded by
     load_plugin when there is none; never a second copy): mjgranular_settle_runs(),
-    mjgranular_radius(model, instance), and the plugin_state and contact-state layouts."""
+    mjgranular_radius(model, instance), mjgranular_timestep(model, instance), and the
+    plugin_state and contact-state layouts."""
     global _loaded
     if _loaded is None:
         _loaded = _already_loaded()
@@ -96,6 +97,8 @@ def library():
     lib.mjgranular_settle_runs.argtypes = []
     lib.mjgranular_radius.restype = ctypes.c_double
     lib.mjgranular_radius.argtypes = [ctypes.c_void_p, c_int]
+    lib.mjgranular_timestep.restype = ctypes.c_double
+    lib.mjgranular_timestep.argtypes = [ctypes.c_void_p, c_int]
     lib.mjgranular_state_part.restype = c_int
     lib.mjgranular_state_part.argtypes = [ctypes.c_void_p, c_int, ctypes.c_char_p, ptr(ll), ptr(ll)]
     lib.mjgranular_state_version.restype = c_int
@@ -149,6 +152,16 @@ def radius(model, instance=0):
     if r <= 0:
         raise ValueError(f"plugin instance {instance} is not a valid {PLUGIN_NAME} instance")
     return r
+
+
+def timestep(model, instance=0):
+    """The longest granular substep [s] of terrain instance `instance`: key timestep, or with
+    model dem the default share of the grains' contact time (each mj_step takes the fewest equal
+    substeps no longer than it)."""
+    dt = library().mjgranular_timestep(model._address, instance)
+    if dt <= 0:
+        raise ValueError(f"plugin instance {instance} is not a valid {PLUGIN_NAME} instance")
+    return dt
 
 
 class Grains:

@@ -1,5 +1,10 @@
 // plugin/config.c through MuJoCo: every bad config value makes model loading fail with an error
 // that names the key, and good values (defaults, white space, exponents) load.
+#include <dlfcn.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -81,6 +86,17 @@ TEST(Config, BadValuesAreRefusedNamingTheKey) {
     {"deterministic", "yes", "not true or false"},
     {"deterministic", "1", "a number"},
     {"bed_file", "/nonexistent/bed.mjgbed", "missing file"},
+    {"model", "dpm", "unknown model"},
+    {"model", "dem pj", "two words"},
+    {"law", "linear", "unknown law"},
+    {"youngs", "0", "zero modulus"},
+    {"youngs", "-5e7", "negative modulus"},
+    {"poisson", "0.6", "above 0.5"},
+    {"poisson", "-1", "at -1"},
+    {"restitution", "0", "zero restitution"},
+    {"restitution", "1.2", "above 1"},
+    {"stiffness", "0", "zero stiffness"},
+    {"stiffness", "-1e4", "negative stiffness"},
   };
   for (const BadValue& b : bad) {
     std::string error;
@@ -134,6 +150,8 @@ TEST(Config, GoodValuesLoad) {
     {"settle", "0"},
     {"deterministic", " false "},
     {"deterministic", "true"},
+    {"model", "dem"},
+    {"model", " pj "},
   };
   for (const auto& [key, value] : good) {
     std::string error;
@@ -181,6 +199,86 @@ TEST(Config, DeterministicKeyReachesTheSolver) {
     for (int k = 0; k < 5; k++) mj_step(m.get(), d.get());
     // true: sorted by partner; false: in the hash walk's order, unsorted somewhere
     EXPECT_EQ(PartnersSorted(m.get(), d.get()), std::string(value) == "true") << value;
+  }
+}
+
+// the dem keys together: each model loads, keys of the other model load with a warning naming
+// them, and an unknown model is refused listing the models
+TEST(Config, ModelKeySwitchesTheContactModel) {
+  const std::vector<std::pair<std::map<std::string, std::string>, const char*>> cases = {
+    {{{"model", "dem"}, {"law", "hooke"}, {"stiffness", "2e4"}, {"restitution", "0.4"}}, ""},
+    {{{"model", "dem"}, {"youngs", "1e8"}, {"poisson", "0.25"}}, ""},
+    {{{"model", "dem"}, {"iterations", "20"}}, "'iterations' applies to model pj only"},
+    {{{"model", "pj"}, {"restitution", "0.4"}}, "'restitution' applies to model dem only"},
+    {{{"model", "dem"}, {"stiffness", "2e4"}}, "'stiffness' applies to law hooke only"},
+  };
+  for (const auto& [keys, warning] : cases) {
+    auto config = mjg_test::SmallBed();
+    for (const auto& [key, value] : keys) config[key] = value;
+    mjg_test::WarningCapture capture;
+    std::string error;
+    auto m = LoadXml(TerrainXml(config, mjg_test::WalledBox(0.045)), &error);
+    ASSERT_TRUE(m) << error;
+    mjg_test::DataPtr d(mj_makeData(m.get()));
+    if (*warning) {
+      EXPECT_NE(capture.All().find(warning), std::string::npos) << capture.All();
+    } else {
+      EXPECT_EQ(capture.All().find("config key"), std::string::npos) << capture.All();
+    }
+  }
+  std::string error;
+  EXPECT_FALSE(LoadXml(WithKey("model", "sph"), &error));
+  EXPECT_NE(error.find("'model' = 'sph': must be one of pj, dem"), std::string::npos) << error;
+}
+
+// the rayleigh time of a sphere of radius r [s] (the dem defaults: 2500 kg/m^3, 5e7 Pa, 0.3)
+double RayleighTime(double r) {
+  double shear = 5e7 / (2 * 1.3);
+  return 3.14159265358979 * r * std::sqrt(2500 / shear) / (0.1631 * 0.3 + 0.8766);
+}
+
+// the longest substep of the small bed with these keys, from the library's export, and the
+// warnings at load
+double Timestep(const std::map<std::string, std::string>& keys, std::string* warnings) {
+  auto config = mjg_test::SmallBed();
+  for (const auto& [key, value] : keys) config[key] = value;
+  mjg_test::WarningCapture capture;
+  std::string error;
+  auto m = LoadXml(TerrainXml(config, mjg_test::WalledBox(0.045)), &error);
+  EXPECT_TRUE(m) << error;
+  if (!m) return 0;
+  mjg_test::DataPtr d(mj_makeData(m.get()));
+  *warnings = capture.All();
+  void* lib = dlopen(MJGRANULAR_PLUGIN_PATH, RTLD_NOW | RTLD_NOLOAD);
+  EXPECT_TRUE(lib) << dlerror();
+  if (!lib) return 0;
+  auto timestep = (double (*)(const mjModel*, int))dlsym(lib, "mjgranular_timestep");
+  EXPECT_TRUE(timestep) << "mjgranular_timestep not exported";
+  double dt = timestep ? timestep(m.get(), 0) : 0;
+  dlclose(lib);
+  return dt;
+}
+
+TEST(Config, DemTimestepDefaultsToAShareOfTheRayleighTimeAndWarnsAboveItsLimit) {
+  // default: 0.15 of the rayleigh time of the smallest grains (radius key rmin rmax), computed
+  // from the solver's float32 material constants (so to 1e-6)
+  std::string warnings;
+  for (const char* radius : {"0.004", "0.002 0.004"}) {
+    double dt = Timestep({{"model", "dem"}, {"radius", radius}}, &warnings);
+    EXPECT_NEAR(dt, 0.15 * RayleighTime(std::atof(radius)), 1e-6 * dt) << radius;
+    EXPECT_EQ(warnings.find("config key"), std::string::npos) << warnings;
+  }
+  // projected jacobi keeps its own default
+  EXPECT_EQ(Timestep({{"model", "pj"}}, &warnings), 5e-4);
+  // a given timestep is kept; above 0.3 rayleigh times it loads with a warning naming the key
+  double limit = 0.3 * RayleighTime(0.004);
+  for (double factor : {0.9, 1.1}) {
+    char timestep[32];
+    std::snprintf(timestep, sizeof(timestep), "%.9g", factor * limit);
+    EXPECT_EQ(Timestep({{"model", "dem"}, {"timestep", timestep}}, &warnings),
+              std::atof(timestep));
+    bool warned = warnings.find("config key 'timestep'") != std::string::npos;
+    EXPECT_EQ(warned, factor > 1) << factor << ": " << warnings;
   }
 }
 

@@ -1,5 +1,6 @@
 // physics validation of two-way coupling, through MuJoCo with the solver's default settings
-// (10 projected Jacobi iterations, 0.5 ms granular substeps):
+// (10 projected Jacobi iterations, 0.5 ms granular substeps), and again with the dem model at its
+// defaults (hertz-mindlin, its substep from the rayleigh time):
 // - a dense box dropped on a bed sinks into it, comes to rest and stays at rest; a light box
 //   floats higher than the heavy one;
 // - the horizontal force on a blade pushed through a bed at low speed grows with depth like
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -45,16 +47,19 @@ struct Drop {
 
 // a bed 12 cm x 12 cm, about 4.6 cm deep, of 1,014 grains (radius 4 mm, 2500 kg/m^3, bulk
 // density about 1500 kg/m^3) and a 4 cm cube of the given density dropped from 1 cm above it;
-// land seconds to land and settle, then a second watched; iterations Jacobi iterations per substep.
-Drop DropCube(double density, double land = 0.5, const char* iterations = "10") {
+// land seconds to land and settle, then a second watched; keys: more config (the model, its
+// iterations).
+Drop DropCube(double density, double land = 0.5,
+              const std::map<std::string, std::string>& keys = {}) {
   const double r = 0.004, half = 0.02;
   char cube[256];
   std::snprintf(cube, sizeof(cube), "<body name=\"cube\" pos=\"0 0 0.09\"><freejoint/>"
                 "<geom type=\"box\" size=\"0.02 0.02 0.02\" density=\"%g\"/></body>", density);
   std::string error;
-  auto m = LoadXml(mjg_test::TerrainXml({{"fill", "-0.06 -0.06 0.004  0.06 0.06 0.06"},
-                                         {"radius", "0.004"}, {"iterations", iterations}},
-                                        mjg_test::WalledBox(0.06) + cube,
+  std::map<std::string, std::string> config = {{"fill", "-0.06 -0.06 0.004  0.06 0.06 0.06"},
+                                               {"radius", "0.004"}};
+  config.insert(keys.begin(), keys.end());
+  auto m = LoadXml(mjg_test::TerrainXml(config, mjg_test::WalledBox(0.06) + cube,
                                         "<option timestep=\"5e-4\"/>"),
                    &error);
   EXPECT_TRUE(m) << error;
@@ -80,22 +85,24 @@ Drop DropCube(double density, double land = 0.5, const char* iterations = "10") 
   return Drop{surface, d->xpos[3 * body + 2] - half, start - d->xpos[3 * body + 2], speed};
 }
 
-TEST(PhysicsBodies, DenseBoxSinksLightBoxFloatsHigher) {
-  // aluminium (2700 kg/m^3, 173 g, 1.06 kPa on its face) and wood (700 kg/m^3, 45 g, 0.27 kPa)
-  Drop heavy = DropCube(2700), light = DropCube(700);
+// the heavy box sank into the bed but not through it; the light one floats higher, near the
+// surface
+void ExpectHeavySinksLightFloats(const Drop& heavy, const Drop& light) {
   std::printf("measured: heavy cube: surface %.4f m, bottom %.4f m (%.1f mm below the surface), "
               "moved %.2f mm in the last second, max speed %.2f mm/s; light cube: surface %.4f m, "
               "bottom %.4f m (%.1f mm below), moved %.2f mm, max speed %.2f mm/s\n",
               heavy.surface, heavy.bottom, 1000 * (heavy.surface - heavy.bottom),
               1000 * heavy.moved, 1000 * heavy.speed, light.surface, light.bottom,
               1000 * (light.surface - light.bottom), 1000 * light.moved, 1000 * light.speed);
-
-  // the heavy box sank into the bed but not through it
   EXPECT_LT(heavy.bottom, heavy.surface - 0.005);
   EXPECT_GT(heavy.bottom, 0.008);
-  // the light box floats higher, near the surface
   EXPECT_GT(light.bottom, heavy.bottom + 0.004);
   EXPECT_GT(light.bottom, light.surface - 0.01);
+}
+
+TEST(PhysicsBodies, DenseBoxSinksLightBoxFloatsHigher) {
+  // aluminium (2700 kg/m^3, 173 g, 1.06 kPa on its face) and wood (700 kg/m^3, 45 g, 0.27 kPa)
+  ExpectHeavySinksLightFloats(DropCube(2700), DropCube(700));
 }
 
 // the bodies answer the grains within each substep (implicit coupling), so a resting box and the
@@ -103,9 +110,20 @@ TEST(PhysicsBodies, DenseBoxSinksLightBoxFloatsHigher) {
 // load, which at 10 Jacobi iterations lets the bed creep at about 1 mm/s (measured), so the cubes
 // rest on a bed solved with 30.
 TEST(PhysicsBodies, DenseAndLightBoxesComeToRest) {
-  Drop heavy = DropCube(2700, 2.5, "30"), light = DropCube(700, 2.5, "30");
+  Drop heavy = DropCube(2700, 2.5, {{"iterations", "30"}});
+  Drop light = DropCube(700, 2.5, {{"iterations", "30"}});
   std::printf("measured: max speed over the last second: heavy %.3f mm/s, light %.3f mm/s\n",
               1000 * heavy.speed, 1000 * light.speed);
+  EXPECT_LT(heavy.speed, 1e-3);
+  EXPECT_LT(light.speed, 1e-3);
+}
+
+// dem: the elastic bed bears the boxes the same way, and its springs (tangential history, the
+// rolling springs) hold them still: no creep to converge away
+TEST(PhysicsBodies, DemBoxesSinkFloatAndComeToRest) {
+  Drop heavy = DropCube(2700, 1.5, {{"model", "dem"}});
+  Drop light = DropCube(700, 1.5, {{"model", "dem"}});
+  ExpectHeavySinksLightFloats(heavy, light);
   EXPECT_LT(heavy.speed, 1e-3);
   EXPECT_LT(light.speed, 1e-3);
 }
@@ -115,14 +133,14 @@ TEST(PhysicsBodies, DenseAndLightBoxesComeToRest) {
 // a channel 20 cm long, 5 cm wide, filled 7 cm deep with grains of radius 3 mm; a blade 6 mm
 // thick spanning the channel, its bottom at height bottom, standing against the west wall on a
 // slide joint along x, driven by a stiff position servo
-std::string BladeXml(double bottom) {
+std::string BladeXml(double bottom, const std::string& keys) {
   char buf[2048];
   std::snprintf(
       buf, sizeof(buf),
       "<mujoco><option timestep=\"0.002\"/>"
       "<extension><plugin plugin=\"mjgranular.terrain\"><instance name=\"sand\">"
       "<config key=\"fill\" value=\"-0.092 -0.025 0.003  0.1 0.025 0.07\"/>"
-      "<config key=\"radius\" value=\"0.003\"/>"
+      "<config key=\"radius\" value=\"0.003\"/>%s"
       "</instance></plugin></extension>"
       "<worldbody><plugin instance=\"sand\"/>"
       "<geom type=\"plane\" size=\"1 1 0.1\"/>"
@@ -135,7 +153,7 @@ std::string BladeXml(double bottom) {
       "<geom type=\"box\" size=\"0.003 0.022 0.05\" mass=\"1\"/></body>"
       "</worldbody>"
       "<actuator><position joint=\"x\" kp=\"20000\" dampratio=\"1\"/></actuator></mujoco>",
-      bottom + 0.05);
+      keys.c_str(), bottom + 0.05);
   return buf;
 }
 
@@ -178,10 +196,10 @@ struct BladeBed {
   double depth;
 };
 
-BladeBed SettledBlade(double depth) {
+BladeBed SettledBlade(double depth, const std::string& keys) {
   BladeBed b;
   std::string error;
-  b.m = LoadXml(BladeXml(kBladeSurface - depth), &error);
+  b.m = LoadXml(BladeXml(kBladeSurface - depth, keys), &error);
   EXPECT_TRUE(b.m) << error;
   if (!b.m) return b;
   b.d.reset(mj_makeData(b.m.get()));
@@ -193,7 +211,10 @@ BladeBed SettledBlade(double depth) {
   return b;
 }
 
-TEST(PhysicsBodies, BladeForceGrowsWithDepthSquared) {
+// config lines of the dem model
+const char* kDemKeys = "<config key=\"model\" value=\"dem\"/>";
+
+void ExpectBladeForceGrowsWithDepthSquared(const std::string& keys) {
   // depths 1.5 to 3.5 cm (5 to 12 grain diameters; the blade bottom stays over 2 diameters above
   // the floor, whose support would add to the force), pushed 3.5 cm at 7 cm/s; force averaged over
   // the last 2.5 cm; least-squares slope of log force against log depth
@@ -201,7 +222,7 @@ TEST(PhysicsBodies, BladeForceGrowsWithDepthSquared) {
   std::vector<double> x, y;
   std::string line;
   for (double depth : depths) {
-    BladeBed b = SettledBlade(depth);
+    BladeBed b = SettledBlade(depth, keys);
     ASSERT_TRUE(b.m);
     BladeRun run = PushBlade(b.m.get(), b.d.get(), 0.07, 0.035, 0.01);
     ASSERT_GT(run.force, 0) << "depth " << b.depth;
@@ -224,10 +245,16 @@ TEST(PhysicsBodies, BladeForceGrowsWithDepthSquared) {
   EXPECT_LT(slope, 2.5) << line;
 }
 
-TEST(PhysicsBodies, BladeForceHardlyChangesWithSpeed) {
+TEST(PhysicsBodies, BladeForceGrowsWithDepthSquared) { ExpectBladeForceGrowsWithDepthSquared(""); }
+
+TEST(PhysicsBodies, DemBladeForceGrowsWithDepthSquared) {
+  ExpectBladeForceGrowsWithDepthSquared(kDemKeys);
+}
+
+void ExpectBladeForceHardlyChangesWithSpeed(const std::string& keys) {
   // one settled bed, the blade 3 cm deep, pushed 2.5 cm at 2 cm/s and at 8 cm/s from copies of
   // the same state; force averaged over the last 1.5 cm
-  BladeBed b = SettledBlade(0.03);
+  BladeBed b = SettledBlade(0.03, keys);
   ASSERT_TRUE(b.m);
   DataPtr copy(mj_copyData(nullptr, b.m.get(), b.d.get()));
   BladeRun slow = PushBlade(b.m.get(), b.d.get(), 0.02, 0.025, 0.01);
@@ -236,6 +263,12 @@ TEST(PhysicsBodies, BladeForceHardlyChangesWithSpeed) {
   std::printf("measured: depth %.4f m, 2 cm/s: %.3f N, 8 cm/s: %.3f N, change %.0f%%\n", b.depth,
               slow.force, fast.force, 100 * change);
   EXPECT_LT(change, 0.2);
+}
+
+TEST(PhysicsBodies, BladeForceHardlyChangesWithSpeed) { ExpectBladeForceHardlyChangesWithSpeed(""); }
+
+TEST(PhysicsBodies, DemBladeForceHardlyChangesWithSpeed) {
+  ExpectBladeForceHardlyChangesWithSpeed(kDemKeys);
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
-// state round trips through MuJoCo's own API, CPU backend: mj_getState / mj_setState with
+// state round trips through MuJoCo's own API, CPU backend, both contact models: mj_getState / mj_setState with
 // mjSTATE_FULLPHYSICS restore the grains bit for bit, mj_copyData gives an independent copy that
 // steps identically, mj_resetData restores the initial bed, and two mjData of one model step to
 // identical plugin_state (same thread count). The scene has a coupled free body resting in the
 // bed so the two-way coupling (the box answering the grains within each step) is part of every step.
 // Prints the cost of mj_getState / mj_setState at the size of models/sandbox.xml ("measured:").
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -26,12 +28,13 @@ using mjg_test::StateCopy;
 
 constexpr int kSpec = mjSTATE_FULLPHYSICS;
 
-// a small bed (a few hundred grains) in a walled box and a heavy free cube dropped into it
-ModelPtr Scene() {
+// a small bed (a few hundred grains) in a walled box and a heavy free cube dropped into it; the
+// contact model of key model
+ModelPtr Scene(const char* model = "pj") {
   std::string error;
   auto m = LoadXml(mjg_test::TerrainXml(
                        {{"fill", "-0.04 -0.04 0.005  0.04 0.04 0.04"}, {"radius", "0.004"},
-                        {"backend", "cpu"}},
+                        {"backend", "cpu"}, {"model", model}},
                        mjg_test::WalledBox(0.04) +
                            "<body name=\"cube\" pos=\"0 0 0.06\"><freejoint/>"
                            "<geom type=\"box\" size=\"0.015 0.015 0.015\" density=\"8000\"/>"
@@ -82,33 +85,89 @@ TEST(State, SceneCouplesTheCube) {
   EXPECT_GT(lift, 0.0);
 }
 
+// mj_getState after 20 steps, then mj_setState back replays the next k steps bit for bit; the
+// states of those steps into *first
+void ExpectReplaysBitForBit(const mjModel* m, std::vector<mjtNum>* saved,
+                            std::vector<std::vector<mjtNum>>* first) {
+  DataPtr d(mj_makeData(m));
+  const int k = 40;
+  for (int i = 0; i < 20; i++) mj_step(m, d.get());  // the cube lands in the next k
+  *saved = GetState(m, d.get());
+  ASSERT_GT(saved->size(), (size_t)m->plugin_statenum[0]);
+
+  for (int i = 0; i < k; i++) {
+    mj_step(m, d.get());
+    first->push_back(GetState(m, d.get()));
+  }
+  auto end_plugin = StateCopy(m, d.get());
+  auto end_qpos = Vec(d->qpos, m->nq), end_qvel = Vec(d->qvel, m->nv);
+  EXPECT_FALSE(Bitwise(*saved, first->back()));  // the state did change
+
+  mj_setState(m, d.get(), saved->data(), kSpec);
+  EXPECT_TRUE(Bitwise(GetState(m, d.get()), *saved));
+  for (int i = 0; i < k; i++) {
+    mj_step(m, d.get());
+    ASSERT_TRUE(Bitwise(GetState(m, d.get()), (*first)[i])) << "step " << i;
+  }
+  EXPECT_TRUE(Bitwise(StateCopy(m, d.get()), end_plugin));
+  EXPECT_TRUE(Bitwise(Vec(d->qpos, m->nq), end_qpos));
+  EXPECT_TRUE(Bitwise(Vec(d->qvel, m->nv), end_qvel));
+}
+
 TEST(State, GetSetStateReplaysBitForBit) {
   auto m = Scene();
   ASSERT_TRUE(m);
-  DataPtr d(mj_makeData(m.get()));
-  const int k = 40;
-  for (int i = 0; i < 20; i++) mj_step(m.get(), d.get());  // the cube lands in the next k
-  auto saved = GetState(m.get(), d.get());
-  ASSERT_GT(saved.size(), (size_t)m->plugin_statenum[0]);
-
+  std::vector<mjtNum> saved;
   std::vector<std::vector<mjtNum>> first;
-  for (int i = 0; i < k; i++) {
-    mj_step(m.get(), d.get());
-    first.push_back(GetState(m.get(), d.get()));
-  }
-  auto end_plugin = StateCopy(m.get(), d.get());
-  auto end_qpos = Vec(d->qpos, m->nq), end_qvel = Vec(d->qvel, m->nv);
-  EXPECT_FALSE(Bitwise(saved, first.back()));  // the state did change
+  ExpectReplaysBitForBit(m.get(), &saved, &first);
+}
 
-  mj_setState(m.get(), d.get(), saved.data(), kSpec);
-  EXPECT_TRUE(Bitwise(GetState(m.get(), d.get()), saved));
-  for (int i = 0; i < k; i++) {
-    mj_step(m.get(), d.get());
-    ASSERT_TRUE(Bitwise(GetState(m.get(), d.get()), first[i])) << "step " << i;
+// the float32 values of contact-state array `name` (its slots, grain-major within each slot) in
+// a full-physics state of m, from the library's exported layout
+float* ContactArray(const mjModel* m, std::vector<mjtNum>* state, const char* name, size_t* count) {
+  void* lib = dlopen(MJGRANULAR_PLUGIN_PATH, RTLD_NOW | RTLD_NOLOAD);
+  EXPECT_TRUE(lib) << dlerror();
+  if (!lib) return nullptr;
+  using Layout = int (*)(int, int, const char**, long long*, int*, int*, int*);
+  auto layout = (Layout)dlsym(lib, "mjgranular_contact_array");
+  using Part = int (*)(const mjModel*, int, const char*, long long*, long long*);
+  auto part = (Part)dlsym(lib, "mjgranular_state_part");
+  float* out = nullptr;
+  long long at = 0, length = 0, cap = 0, offset = 0;
+  part(m, 0, "contacts", &at, &length);
+  part(m, 0, "grain_capacity", &offset, &cap);
+  // the plugin state follows the rest of the full-physics state
+  mjtNum* block = state->data() + state->size() - m->plugin_statenum[0];
+  const char* array;
+  int slots, width, is_float;
+  for (int a = 0; layout(a, (int)cap, &array, &offset, &slots, &width, &is_float) == 0; a++) {
+    if (std::strcmp(array, name)) continue;
+    out = (float*)((char*)(block + at) + offset);
+    *count = (size_t)slots * cap * width;
   }
-  EXPECT_TRUE(Bitwise(StateCopy(m.get(), d.get()), end_plugin));
-  EXPECT_TRUE(Bitwise(Vec(d->qpos, m->nq), end_qpos));
-  EXPECT_TRUE(Bitwise(Vec(d->qvel, m->nv), end_qvel));
+  dlclose(lib);
+  return out;
+}
+
+// dem: the tangential springs are part of the state (bed and cube in contact carry them), and
+// the replay needs them: a state with its springs released goes another way
+TEST(State, DemReplaysBitForBitWithItsTangentialSprings) {
+  auto m = Scene("dem");
+  ASSERT_TRUE(m);
+  std::vector<mjtNum> saved;
+  std::vector<std::vector<mjtNum>> first;
+  ExpectReplaysBitForBit(m.get(), &saved, &first);
+  size_t count = 0;
+  float* springs = ContactArray(m.get(), &saved, "pair_lin", &count);
+  ASSERT_TRUE(springs);
+  size_t loaded = 0;
+  for (size_t i = 0; i < count; i++) loaded += springs[i] != 0;
+  EXPECT_GT(loaded, 100u);
+  std::fill(springs, springs + count, 0.0f);
+  DataPtr d(mj_makeData(m.get()));
+  mj_setState(m.get(), d.get(), saved.data(), kSpec);
+  for (int i = 0; i < 10; i++) mj_step(m.get(), d.get());
+  EXPECT_FALSE(Bitwise(GetState(m.get(), d.get()), first[9]));
 }
 
 TEST(State, SetStateIntoAFreshDataReplays) {
