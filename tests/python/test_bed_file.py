@@ -146,3 +146,36 @@ def test_mixed_sizes_bed_round_trips_with_its_radii(tmp_path):
         mujoco.mj_step(m0, d)
         mujoco.mj_step(m, e)
     assert np.array_equal(h.state, g.state)
+
+
+def test_dem_bed_keeps_its_springs_and_another_model_drops_them(tmp_path):
+    # a dem bed's file records its contact model: a dem model continues it bit for bit, tangential
+    # springs and all; a projected jacobi model takes its grains and starts its own contacts
+    keys = dict(SETTLED, model="dem", settle="0.2")
+    m0 = mujoco.MjModel.from_xml_string(scene(keys))
+    d = mujoco.MjData(m0)
+    for _ in range(5):
+        mujoco.mj_step(m0, d)
+    g = mjgranular.grains(m0, d)
+    assert g.model == 1
+    path = tmp_path / "dem.mjgbed"
+    mjgranular.save_bed(path, m0, d)
+    bed = mjgranular.load_bed(path)
+    assert bed.model == 1
+    assert np.abs(bed.contacts["pair_lin"]).max() > 0  # the springs are in the file
+
+    m = mujoco.MjModel.from_xml_string(scene({"bed_file": path, "radius": "0.004",
+                                              "model": "dem"}))
+    e = mujoco.MjData(m)
+    h = mjgranular.grains(m, e)
+    assert np.array_equal(h.contacts, g.contacts)
+    for _ in range(10):
+        mujoco.mj_step(m0, d)
+        mujoco.mj_step(m, e)
+    assert np.array_equal(h.state, g.state)
+
+    pj = mujoco.MjModel.from_xml_string(scene({"bed_file": path, "radius": "0.004"}))
+    p = mjgranular.grains(pj, mujoco.MjData(pj))
+    assert p.model == 0
+    assert np.array_equal(p.positions, bed.positions)
+    assert not p.contacts.any()
