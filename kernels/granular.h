@@ -74,17 +74,19 @@ typedef struct grnParams_ {
   float torsional_friction; // spinning resistance between grains about the contact normal, the
                             // same bound with this coefficient
   float dt;                 // substep [s]
-  int iterations;           // projected jacobi iterations per substep
-  float baumgarte;          // fraction of penetration removed per substep, in [0, 1]
+  int iterations;           // projected jacobi iterations per substep (pj only)
+  float baumgarte;          // fraction of penetration removed per substep, in [0, 1] (pj only)
   float gravity[3];         // gravitational acceleration [m/s^2]
-  float margin;             // speculative contact distance, as a fraction of the radius
+  float margin;             // speculative contact distance, as a fraction of the radius (pj
+                            // only: dem contacts touch)
   float skin;               // neighbour-list skin, as a fraction of the radius: each grain lists
                             // the grains within the contact distance plus the skin, and the lists
                             // are reused until some grain has moved half the skin (0: rebuilt
                             // every substep); the contacts found are the same either way
   int hash_size;            // buckets in the spatial hash; 0: twice the capacity
-  int one_loop;             // 0 (default): split passes, the contacts found once per substep and
-                            // each grain pair solved once per jacobi iteration; 1: one loop, each
+  int one_loop;             // pj only. 0 (default): split passes, the contacts found once per
+                            // substep and each grain pair solved once per jacobi iteration; 1:
+                            // one loop, each
                             // iteration finds every grain's contacts again and solves them from
                             // the grain's side in the same pass (the seeds' ONELOOP; same
                             // results, for speed comparisons)
