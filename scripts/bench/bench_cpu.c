@@ -11,7 +11,9 @@
 // ru_maxrss, the peak so far, so sizes run smallest first).
 //
 //   bench_cpu [--sizes 10k,50k,100k] [--substeps 200] [--settle 1.0] [--settle-dt 1e-3]
-//             [--iterations 10] [--seed 12345]
+//             [--iterations 10] [--seed 12345] [--model pj|dem]
+// --model dem times the dem model at its defaults (hertz, its substep 0.15 of the rayleigh time);
+// the bed is settled with projected jacobi's coarse substep either way
 //   thread count: OMP_NUM_THREADS
 #define _DEFAULT_SOURCE  // getloadavg, clock_gettime
 #include <math.h>
@@ -35,6 +37,7 @@ typedef struct Options_ {
   double settle_dt;           // substep while settling [s]
   int iterations;             // projected jacobi iterations (0: default)
   unsigned seed;              // lattice jitter
+  int model;                  // grnModel timed
 } Options;
 
 typedef struct Row_ {
@@ -76,6 +79,7 @@ static int parse_args(int argc, char** argv, Options* o) {
   o->settle_dt = 1e-3;
   o->iterations = 0;
   o->seed = 12345;
+  o->model = grnMODEL_PJ;
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -103,6 +107,9 @@ static int parse_args(int argc, char** argv, Options* o) {
     } else if (!strcmp(a, "--iterations") && v) {
       o->iterations = (int)strtol(v, &end, 10);
       if (*end || o->iterations < 1) return 0;
+    } else if (!strcmp(a, "--model") && v) {
+      if (strcmp(v, "pj") && strcmp(v, "dem")) return 0;
+      o->model = strcmp(v, "dem") ? grnMODEL_PJ : grnMODEL_DEM;
     } else if (!strcmp(a, "--seed") && v) {
       o->seed = (unsigned)strtoul(v, &end, 10);
       if (*end) return 0;
@@ -147,13 +154,22 @@ static double max_speed(const float* vel, int n) {
   return m;
 }
 
+// the timed solver's params for n grains: the defaults of the model
+static void bench_params(const Options* o, int n, grnParams* p) {
+  grn_default_params(p);
+  p->capacity = n;
+  if (o->iterations) p->iterations = o->iterations;
+  p->model = o->model;
+  if (o->model == grnMODEL_DEM) {
+    p->dt = (float)(GRN_DEM_DT_FRACTION * grn_dem_time_scale(p, p->radius));
+  }
+}
+
 // build the bed of n grains, settle it, time the substeps; 0 on success
 static int bench_size(const Options* o, int n, Row* row) {
   memset(row, 0, sizeof(*row));
   grnParams p;
-  grn_default_params(&p);
-  p.capacity = n;
-  if (o->iterations) p.iterations = o->iterations;
+  bench_params(o, n, &p);
   const float r = p.radius;
 
   // container: square, wide enough for a settled bed (packing ~0.6) half as deep as it is wide
@@ -184,6 +200,7 @@ static int bench_size(const Options* o, int n, Row* row) {
 
   // settle with a coarse substep (how the bed came to rest does not matter to the timing)
   grnParams coarse = p;
+  coarse.model = grnMODEL_PJ;
   coarse.dt = (float)o->settle_dt;
   grnSolver* s = make_solver(&coarse, box);
   grnStatus st = s ? grn_set_grains(s, n, pos, NULL) : grnERR_ARG;
@@ -233,15 +250,17 @@ int main(int argc, char** argv) {
     fprintf(stderr,
             "usage: bench_cpu [--sizes 10k,50k,100k] [--substeps 200] [--settle 1.0]\n"
             "                 [--settle-dt 1e-3] [--iterations 10] [--seed 12345]\n"
+            "                 [--model pj|dem]\n"
             "times the cpu solver on a settled bed; threads from OMP_NUM_THREADS\n");
     return 2;
   }
   grnParams p;
-  grn_default_params(&p);
-  printf("mjgranular cpu benchmark: %d openmp threads, dt %g s, %d iterations, radius %g m\n"
-         "beds settled %g s at dt %g s, then %d timed substeps\n",
-         omp_get_max_threads(), p.dt, o.iterations ? o.iterations : p.iterations, p.radius,
-         o.settle, o.settle_dt, o.substeps);
+  bench_params(&o, 1, &p);
+  printf("mjgranular cpu benchmark: %d openmp threads, model %s, dt %g s, %d iterations, radius "
+         "%g m\nbeds settled %g s at dt %g s, then %d timed substeps\n",
+         omp_get_max_threads(), o.model == grnMODEL_DEM ? "dem" : "pj", p.dt,
+         o.model == grnMODEL_DEM ? 0 : p.iterations, p.radius, o.settle, o.settle_dt,
+         o.substeps);
   double load[3] = {0, 0, 0};
   if (getloadavg(load, 3) == 3) {
     printf("load average before: %.2f (1 min) on %d cpus (other load slows the openmp barriers)\n",
