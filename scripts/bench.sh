@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# benchmarks mjgranular against LIGGGHTS and LAMMPS on one settling scene, plus mjgranular's
-# scaling with grains and bodies and the seeds' hash-size figure; writes out/bench/peers.md and
-# out/bench/*.png. see scripts/bench/README.md.
+# benchmarks mjgranular against LIGGGHTS and LAMMPS on one settling scene (mjgranular's projected
+# jacobi model at its own substep, and its dem model with LIGGGHTS' contact law at the peers'
+# timestep), plus mjgranular's scaling with grains and bodies and the seeds' hash-size figure;
+# writes out/bench/peers.md and out/bench/*.png. see scripts/bench/README.md.
 #
 #   scripts/bench.sh [--quick] [--threads N] [--out DIR] [--peers liggghts,lammps|none]
-#                    [--only settle,scaling,bodies,hash] [--report-only] [--spin]
+#                    [--models pj,dem] [--only settle,scaling,bodies,hash] [--sizes N,..]
+#                    [--time T] [--report-only] [--spin]
 #
 # installs the peers from debian when missing, sets up (scripts/setup.sh) and builds the driver
 # bench_settle into build-bench/ (BUILD_DIR overrides). --quick: small sizes, short times (a
-# minute or two; for development and ci smoke). the full run takes about 7 minutes on 2 idle cores.
+# minute or two; for development and smoke tests; ci does not run it). the full run takes about
+# 12 minutes on 2 idle cores.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/scripts/versions.sh"

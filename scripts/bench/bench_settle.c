@@ -1,13 +1,17 @@
 // settling-scene benchmark driver for scripts/bench/peers.py (not a test).
 //
-// five modes; all but init print one json object per measurement on stdout:
+// six modes; all but init print one json object per measurement on stdout:
 //
 //   init     the peers' initial state: n non-overlapping grains at uniformly random positions in
 //            a box, by random sequential addition, written as float32 x y z per grain.
 //   settle   the peers' scene: grains from a file (float32 x y z per grain, as init writes it)
 //            fall and settle in an open-topped square container of side W (five planes) for a
-//            simulated time at the solver's defaults; final positions and velocities go to a file
-//            (float32 x y z vx vy vz per grain). times the whole advance.
+//            simulated time at the solver's defaults, or with the dem model and the material
+//            given; final positions and velocities go to a file (float32 x y z vx vy vz per
+//            grain). times the whole advance.
+//   law      the dem law's constants for the material given, nothing simulated: the damping
+//            ratio that gives the restitution (grn_dem_damping_ratio) and the substep's time
+//            scale (grn_dem_time_scale), so that a peer can be given the same damping.
 //   hash     seeds' fig. 3: a tall square column of grains settles (untimed, 1 ms substep),
 //            then the same column is timed at each hash table size (factors of the grain count),
 //            the fastest of R timings each.
@@ -17,11 +21,16 @@
 //   (seeds' fig. 9, left, is the gear tower itself: scripts/gear_tower.py, run by peers.py)
 //
 //   bench_settle init   --grains N --out FILE --width W --height H [--seed U]
-//   bench_settle settle --in FILE --out FILE --width W --time T
+//   bench_settle settle --in FILE --out FILE --width W --time T [material]
+//   bench_settle law    [material]
 //   bench_settle hash   --grains N --factors 0.5,1,2,4,8 --substeps S [--repeat R]
 //   bench_settle loops  --grains N --substeps S [--repeat R]
 //   bench_settle skin   --grains N --skins 0,0.25,0.5,1 --substeps S [--repeat R]
 //   common: [--backend cpu|cuda] [--dt S] [--iterations K] [--skin R] [--seed U] [--settle T]
+//   material: [--model pj|dem] [--law hertz|hooke] [--youngs PA] [--poisson NU]
+//             [--restitution E] [--friction MU] [--rolling C] [--torsional C]
+//             (unset: the solver's defaults; rolling and torsional as grnParams'
+//             rolling_friction and torsional_friction)
 //   thread count: OMP_NUM_THREADS
 #define _DEFAULT_SOURCE  // clock_gettime
 #include <math.h>
@@ -36,7 +45,7 @@
 #define MAX_LIST 32
 
 typedef struct Options_ {
-  const char* mode;           // init | settle | hash | loops | skin
+  const char* mode;           // init | settle | law | hash | loops | skin
   const char* in;             // settle: initial grains (n x 3 float32)
   const char* out;            // settle: final grains (n x 6 float32), may be NULL
   double width;               // init, settle: box side [m]
@@ -53,6 +62,10 @@ typedef struct Options_ {
   int iterations;             // projected jacobi iterations (0: default)
   double skin;                // neighbour-list skin [radii] (< 0: default)
   unsigned seed;              // lattice jitter
+  // material (< 0: the solver's default)
+  int model;                  // grnModel
+  int law;                    // grnDemLaw
+  double youngs, poisson, restitution, friction, rolling, torsional;
 } Options;
 
 static double now(void) {
@@ -91,10 +104,12 @@ static int parse_args(int argc, char** argv, Options* o) {
   o->settle = 0.5;
   o->seed = 12345;
   o->skin = -1;
+  o->model = o->law = -1;
+  o->youngs = o->poisson = o->restitution = o->friction = o->rolling = o->torsional = -1;
   if (argc < 2) return 0;
   o->mode = argv[1];
-  if (strcmp(o->mode, "init") && strcmp(o->mode, "settle") && strcmp(o->mode, "hash") &&
-      strcmp(o->mode, "loops") && strcmp(o->mode, "skin")) {
+  if (strcmp(o->mode, "init") && strcmp(o->mode, "settle") && strcmp(o->mode, "law") &&
+      strcmp(o->mode, "hash") && strcmp(o->mode, "loops") && strcmp(o->mode, "skin")) {
     return 0;
   }
   for (int i = 2; i < argc; i += 2) {
@@ -117,7 +132,21 @@ static int parse_args(int argc, char** argv, Options* o) {
     else if (!strcmp(a, "--iterations")) o->iterations = (int)strtol(v, &end, 10);
     else if (!strcmp(a, "--skin")) o->skin = strtod(v, &end);
     else if (!strcmp(a, "--seed")) o->seed = (unsigned)strtoul(v, &end, 10);
-    else if (!strcmp(a, "--backend")) {
+    else if (!strcmp(a, "--youngs")) o->youngs = strtod(v, &end);
+    else if (!strcmp(a, "--poisson")) o->poisson = strtod(v, &end);
+    else if (!strcmp(a, "--restitution")) o->restitution = strtod(v, &end);
+    else if (!strcmp(a, "--friction")) o->friction = strtod(v, &end);
+    else if (!strcmp(a, "--rolling")) o->rolling = strtod(v, &end);
+    else if (!strcmp(a, "--torsional")) o->torsional = strtod(v, &end);
+    else if (!strcmp(a, "--model")) {
+      if (!strcmp(v, "pj")) o->model = grnMODEL_PJ;
+      else if (!strcmp(v, "dem")) o->model = grnMODEL_DEM;
+      else return 0;
+    } else if (!strcmp(a, "--law")) {
+      if (!strcmp(v, "hertz")) o->law = grnLAW_HERTZ;
+      else if (!strcmp(v, "hooke")) o->law = grnLAW_HOOKE;
+      else return 0;
+    } else if (!strcmp(a, "--backend")) {
       if (!strcmp(v, "cpu")) o->backend = grnBACKEND_CPU;
       else if (!strcmp(v, "cuda")) o->backend = grnBACKEND_CUDA;
       else return 0;
@@ -132,11 +161,12 @@ static int parse_args(int argc, char** argv, Options* o) {
   if (!strcmp(o->mode, "settle")) {
     return o->in && o->width > 0 && o->time > 0;
   }
+  if (!strcmp(o->mode, "law")) return 1;
   return o->grains > 0 && (o->nlist > 0 || !strcmp(o->mode, "loops")) && o->substeps > 0 &&
          o->repeat > 0 && o->settle >= 0;
 }
 
-// default params with the options' substep and iterations
+// default params with the options' substep, iterations, skin and material
 static grnParams make_params(const Options* o, int capacity) {
   grnParams p;
   grn_default_params(&p);
@@ -144,8 +174,18 @@ static grnParams make_params(const Options* o, int capacity) {
   if (o->dt > 0) p.dt = (float)o->dt;
   if (o->iterations > 0) p.iterations = o->iterations;
   if (o->skin >= 0) p.skin = (float)o->skin;
+  if (o->model >= 0) p.model = o->model;
+  if (o->law >= 0) p.law = o->law;
+  if (o->youngs >= 0) p.youngs = (float)o->youngs;
+  if (o->poisson >= 0) p.poisson = (float)o->poisson;
+  if (o->restitution >= 0) p.restitution = (float)o->restitution;
+  if (o->friction >= 0) p.friction = (float)o->friction;
+  if (o->rolling >= 0) p.rolling_friction = (float)o->rolling;
+  if (o->torsional >= 0) p.torsional_friction = (float)o->torsional;
   return p;
 }
+
+static const char* law_name(int law) { return law == grnLAW_HOOKE ? "hooke" : "hertz"; }
 
 #define NWALL 5  // shapes of the container
 
@@ -181,14 +221,41 @@ static grnStatus advance(grnSolver* s, int nsub) {
   return st;
 }
 
+// the dem law's fields of a json line (after others): the material and the damping ratio
+static void print_law(const grnParams* p) {
+  printf(", \"law\": \"%s\", \"youngs\": %g, \"poisson\": %g, \"restitution\": %g, "
+         "\"stiffness\": %g, \"damping_ratio\": %.9g, \"time_scale\": %.6g",
+         law_name(p->law), p->youngs, p->poisson, p->restitution, p->stiffness,
+         grn_dem_damping_ratio(p->law, p->restitution), grn_dem_time_scale(p, p->radius));
+}
+
 // the fields every json line starts with
 static void print_head(const char* mode, const grnSolver* s, int n) {
   const grnParams* p = grn_params(s);
   printf("{\"mode\": \"%s\", \"backend\": \"%s\", \"threads\": %d, \"grains\": %d, "
-         "\"dt\": %g, \"iterations\": %d, \"radius\": %g, \"density\": %g, \"friction\": %g, "
-         "\"hash_size\": %d, \"memory_bytes\": %zu",
-         mode, grn_backend_name(grn_backend(s)), omp_get_max_threads(), n, p->dt, p->iterations,
-         p->radius, p->density, p->friction, p->hash_size, grn_memory_bytes(s));
+         "\"model\": \"%s\", \"dt\": %g, \"iterations\": %d, \"radius\": %g, "
+         "\"density\": %g, \"friction\": %g, \"rolling_friction\": %g, "
+         "\"torsional_friction\": %g, \"hash_size\": %d, \"memory_bytes\": %zu",
+         mode, grn_backend_name(grn_backend(s)), omp_get_max_threads(), n,
+         p->model == grnMODEL_DEM ? "dem" : "pj", p->dt, p->iterations, p->radius, p->density,
+         p->friction, p->rolling_friction, p->torsional_friction, p->hash_size,
+         grn_memory_bytes(s));
+  if (p->model == grnMODEL_DEM) print_law(p);
+}
+
+// law mode: the dem law's constants for the options' material
+static int run_law(const Options* o) {
+  grnParams p = make_params(o, 1);
+  p.model = grnMODEL_DEM;
+  char msg[128];
+  if (grn_check_params(&p, msg, sizeof(msg)) != grnOK) {
+    fprintf(stderr, "bench_settle law: %s\n", msg);
+    return 1;
+  }
+  printf("{\"mode\": \"law\", \"radius\": %g, \"density\": %g", p.radius, p.density);
+  print_law(&p);
+  printf("}\n");
+  return 0;
 }
 
 // n grains on a jittered lattice of spacing 2.2 r filling a square column of side w from the
@@ -330,7 +397,7 @@ static int run_settle(const Options* o) {
   double t0 = now();
   grnSolver* s = make_solver(&p, o->backend, n, pos, NWALL, walls);
   double setup = now() - t0;
-  int nsub = (int)ceil(o->time / p.dt - 1e-6);
+  int nsub = (int)ceil(o->time / p.dt * (1 - 1e-6));  // float dt: 1e-4f is a little short
   t0 = now();
   grnStatus st = s ? advance(s, nsub) : grnERR_ARG;
   double wall = now() - t0;
@@ -474,7 +541,8 @@ int main(int argc, char** argv) {
   if (!parse_args(argc, argv, &o)) {
     fprintf(stderr,
             "usage: bench_settle init   --grains N --out FILE --width W --height H [--seed U]\n"
-            "       bench_settle settle --in FILE [--out FILE] --width W --time T\n"
+            "       bench_settle settle --in FILE [--out FILE] --width W --time T [material]\n"
+            "       bench_settle law    [material]\n"
             "       bench_settle hash   --grains N --factors 0.5,1,2,4,8 [--substeps S]\n"
             "                           [--repeat R]\n"
             "       bench_settle loops  --grains N [--substeps S] [--repeat R]\n"
@@ -482,6 +550,8 @@ int main(int argc, char** argv) {
             "                           [--repeat R]\n"
             "  common: [--backend cpu|cuda] [--dt S] [--iterations K] [--skin R] [--seed U]\n"
             "          [--settle T]\n"
+            "  material: [--model pj|dem] [--law hertz|hooke] [--youngs PA] [--poisson NU]\n"
+            "            [--restitution E] [--friction MU] [--rolling C] [--torsional C]\n"
             "  threads: OMP_NUM_THREADS; cuda: %s\n",
             grn_cuda_info());
     return 2;
@@ -499,5 +569,6 @@ int main(int argc, char** argv) {
   }
   if (!strcmp(o.mode, "init")) return run_init(&o);
   if (!strcmp(o.mode, "settle")) return run_settle(&o);
+  if (!strcmp(o.mode, "law")) return run_law(&o);
   return run_column(&o);
 }

@@ -6,11 +6,12 @@ out/bench/peers.md, out/bench/*.png and out/bench/results.json.
 
 The scene: N grains of diameter 10 mm and density 2500 kg/m^3 settle under gravity in an
 open-topped square box sized so that the settled bed is about 0.1 m deep. One initial grain set
-(random sites of a loose lattice, jittered, no two grains touching, at rest) is written once per N
-and read by all three codes. Each code runs the same simulated time at its own timestep; the wall
-time of the time loop alone is compared (LAMMPS/LIGGGHTS 'Loop time', mjgranular around
-grn_advance), and each code's final state is measured the same way (bed height, packing fraction
-in the bed core, residual speeds), so the comparison is of equal work.
+(uniformly random positions, no two grains touching, at rest) is written once per N and read by
+every code. Each code runs the same simulated time; the wall time of the time loop alone is
+compared (LAMMPS/LIGGGHTS 'Loop time', mjgranular around grn_advance), and each code's final
+state is measured the same way (bed height, packing fraction in the bed core, residual speeds),
+so the comparison is of equal work. mjgranular runs twice: its projected Jacobi model at its own
+substep, and its DEM model at the peers' timestep with LIGGGHTS' contact law (peer_law.py).
 """
 
 import argparse
@@ -24,6 +25,8 @@ import sys
 import time
 
 import numpy as np
+
+import peer_law
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -42,9 +45,22 @@ INIT_PACKING = 0.30      # packing fraction of the random initial grains (below 
 
 YOUNG = 5e6              # young's modulus [Pa]: the soft value of the liggghts examples
 POISSON = 0.3
-RESTITUTION = 0.3        # normal coefficient of restitution
-PEER_DT = 1e-4           # peers' timestep [s] (see rayleigh_time; ~16% of it)
+RESTITUTION = 0.3        # normal coefficient of restitution (of a head-on impact: mjgranular's
+                         # dem damping; liggghts is given the e_L of the same damping, peer_law.py)
+PEER_DT = 1e-4           # peers' timestep [s] (see rayleigh_time; ~16% of it), and mjgranular dem's
 SKIN = 0.0025            # neighbour list skin [m] (a quarter diameter)
+WALL_YOUNG_FACTOR = 1000.0  # liggghts' walls are atom type 2 with this many times the grains' E
+                         # (same poisson, friction, restitution): a grain on a wall then has
+                         # E* = E / (1 - nu^2) / 1.001, as against mjgranular's rigid walls
+DEM_LAW = "hertz"        # mjgranular dem's law: hertz-mindlin with tangential history
+ROLLING = 0.0            # rolling resistance of mjgranular dem: none, as the peers' input has none
+                         # (liggghts' rolling_friction off)
+TORSIONAL = 0.0          # torsional resistance of mjgranular dem: none (no liggghts counterpart)
+
+# the runs of the settling scene: mjgranular's models, then the peers (key: display name)
+CODE_NAMES = {"mjgranular": "mjgranular PJ", "mjgranular-dem": "mjgranular DEM",
+              "liggghts": "LIGGGHTS", "lammps": "LAMMPS"}
+MODEL_CODES = {"pj": "mjgranular", "dem": "mjgranular-dem"}
 
 SEED = 20240611
 
@@ -77,10 +93,10 @@ def box_width(n):
 
 def write_lammps_data(path, pos, w, height):
   """a read_data file for atom_style sphere (lammps) / granular (liggghts):
-  id type diameter density x y z."""
+  id type diameter density x y z. the grains are type 1; type 2 is liggghts' walls' material."""
   n = len(pos)
   with open(path, "w") as f:
-    f.write("mjgranular settling benchmark: %d grains\n\n%d atoms\n1 atom types\n\n" % (n, n))
+    f.write("mjgranular settling benchmark: %d grains\n\n%d atoms\n2 atom types\n\n" % (n, n))
     f.write("%.9g %.9g xlo xhi\n%.9g %.9g ylo yhi\n0 %.9g zlo zhi\n\nAtoms\n\n"
             % (-w / 2, w / 2, -w / 2, w / 2, height))
     ids = np.arange(1, n + 1)
@@ -173,7 +189,7 @@ class Bench:
     self.mpirun = ["mpirun", "-np", str(self.threads), "--bind-to", "none",
                    "--mca", "mpi_yield_when_idle", "0" if args.spin else "1"]
     self.results = {"settle": [], "scaling": [], "hash": [], "loops": [], "skin": [],
-                    "bodies": [], "gpu": [], "load": {}, "meta": {}}
+                    "bodies": [], "gpu": [], "law": {}, "load": {}, "meta": {}}
     # a run of some parts only keeps the other parts' results from the last run
     saved = os.path.join(self.out, "results.json")
     if args.parts_given and os.path.exists(saved):
@@ -206,10 +222,37 @@ class Bench:
     return {"n": n, "width": w, "height": height, "top": top,
             "impact_speed": math.sqrt(2 * GRAVITY * max(fall, 1e-3)), "tag": tag}
 
-  def mjgranular(self, sc, t_sim, backend="cpu", iterations=0, dt=0):
-    out = sc["tag"] + "_mjg_%s.f32" % backend
+  def dem_material(self):
+    """bench_settle's options for mjgranular's dem model with the peers' material."""
+    return ["--model", "dem", "--law", DEM_LAW, "--youngs", "%g" % YOUNG,
+            "--poisson", "%g" % POISSON, "--restitution", "%g" % RESTITUTION,
+            "--friction", "%g" % FRICTION, "--rolling", "%g" % ROLLING,
+            "--torsional", "%g" % TORSIONAL]
+
+  def law(self):
+    """mjgranular's dem law for the peers' material (bench_settle law: its damping ratio and time
+    scale) and the restitution that gives LIGGGHTS the same damping; kept in results['law']."""
+    rc, _, text = run([self.exe, "law"] + self.dem_material(), self.env_mjg, self.work,
+                      self.a.timeout, self.log)
+    rows = json_lines(text)
+    if rc != 0 or not rows:
+      raise RuntimeError("bench_settle law failed (see bench.log)")
+    law = rows[0]
+    law["liggghts_restitution"] = peer_law.liggghts_restitution(law["damping_ratio"])
+    law["wall_young_factor"] = WALL_YOUNG_FACTOR
+    self.results["law"] = law
+    return law
+
+  def mjgranular(self, sc, t_sim, backend="cpu", iterations=0, dt=0, model="pj"):
+    """the scene in mjgranular: its projected jacobi model at its defaults (or the iterations and
+    substep given), or its dem model with the peers' material at the peers' timestep."""
+    code = MODEL_CODES[model]
+    out = sc["tag"] + "_%s_%s.f32" % (code, backend)
     cmd = [self.exe, "settle", "--in", sc["tag"] + "_init.f32", "--out", out,
            "--width", "%.9g" % sc["width"], "--time", "%g" % t_sim, "--backend", backend]
+    if model == "dem":
+      cmd += self.dem_material()
+      dt = dt or PEER_DT
     if iterations:
       cmd += ["--iterations", str(iterations)]
     if dt:
@@ -217,41 +260,61 @@ class Bench:
     rc, secs, text = run(cmd, self.env_mjg, self.work, self.a.timeout, self.log)
     rows = json_lines(text)
     if rc != 0 or not rows or "unavailable" in rows[0]:
-      return {"code": "mjgranular", "backend": backend, "n": sc["n"], "failed": True,
+      return {"code": code, "model": model, "backend": backend, "n": sc["n"], "failed": True,
               "why": rows[0].get("unavailable") if rows else "exit %d (see bench.log)" % rc}
     r = rows[0]
     final = np.fromfile(out, dtype=np.float32).reshape(-1, 6).astype(np.float64)
-    row = {"code": "mjgranular", "backend": r["backend"], "n": sc["n"], "threads": r["threads"],
-           "parallel": "%d OpenMP threads" % r["threads"], "dt": r["dt"],
+    if model == "dem":
+      contact = ("DEM %s-Mindlin with history, E %g Pa, Poisson %g, restitution %g (damping ratio "
+                 "%.4f), rolling %g, torsional %g" % (r["law"].capitalize(), r["youngs"],
+                                                      r["poisson"], r["restitution"],
+                                                      r["damping_ratio"], r["rolling_friction"],
+                                                      r["torsional_friction"]))
+    else:
+      contact = ("projected Jacobi, %d iterations, baumgarte 0.2, rolling %g, torsional %g"
+                 % (r["iterations"], r["rolling_friction"], r["torsional_friction"]))
+    row = {"code": code, "model": model, "backend": r["backend"], "n": sc["n"],
+           "threads": r["threads"], "parallel": "%d OpenMP threads" % r["threads"], "dt": r["dt"],
            "steps": r["substeps"], "sim_time": r["sim_time"], "wall_s": r["wall_s"],
            "process_s": secs, "cpu_s": run.cpu, "memory_mib": r["memory_bytes"] / 2 ** 20,
-           "contact": "projected Jacobi, %d iterations, baumgarte 0.2, no grain spin"
-                      % r["iterations"]}
+           "rolling_friction": r["rolling_friction"],
+           "torsional_friction": r["torsional_friction"], "contact": contact}
     row.update(sanity(final[:, :3], final[:, 3:], sc["width"]))
     return row
 
   def peer_input(self, code, sc, steps):
     """the input script of liggghts or lammps for the scene."""
     w2 = 0.5 * sc["width"]
-    common_head = ["units si", "atom_modify map array", "boundary f f f", "newton off"]
+    # the ranks split the box across x and y only: split along z (the default for a box taller than
+    # wide, as at 10k grains) one rank gets the whole bed and the other nothing
+    common_head = ["units si", "atom_modify map array", "boundary f f f", "newton off",
+                   "processors * * 1"]
     if code == "liggghts":
-      model = "model hertz tangential history"
+      # mjgranular dem's law (peer_law.py): the restitution of the same damping, the normal
+      # force never pulling (limitForce, last on a wall's line), walls of their own stiff
+      # material (type 2; hard_particles allows its E above 1e9 Pa)
+      model = "model %s tangential history" % DEM_LAW
+      limit = "limitForce on"
+      e_l = self.results["law"]["liggghts_restitution"]
+      pair2 = lambda v: "peratomtypepair 2 " + " ".join(["%.9g" % v] * 4)
       lines = ["atom_style granular"] + common_head + [
         "communicate single vel yes",
         "read_data %s_init.data" % os.path.basename(sc["tag"]),
         "neighbor %g bin" % SKIN, "neigh_modify delay 0",
-        "fix m1 all property/global youngsModulus peratomtype %g" % YOUNG,
-        "fix m2 all property/global poissonsRatio peratomtype %g" % POISSON,
-        "fix m3 all property/global coefficientRestitution peratomtypepair 1 %g" % RESTITUTION,
-        "fix m4 all property/global coefficientFriction peratomtypepair 1 %g" % FRICTION,
-        "pair_style gran %s" % model, "pair_coeff * *",
+        "hard_particles yes",
+        "fix m1 all property/global youngsModulus peratomtype %g %g"
+        % (YOUNG, WALL_YOUNG_FACTOR * YOUNG),
+        "fix m2 all property/global poissonsRatio peratomtype %g %g" % (POISSON, POISSON),
+        "fix m3 all property/global coefficientRestitution " + pair2(e_l),
+        "fix m4 all property/global coefficientFriction " + pair2(FRICTION),
+        "pair_style gran %s %s" % (model, limit), "pair_coeff * *",
         "timestep %g" % PEER_DT,
         "fix grav all gravity %g vector 0 0 -1" % GRAVITY,
-        "fix wx1 all wall/gran %s primitive type 1 xplane %.9g" % (model, -w2),
-        "fix wx2 all wall/gran %s primitive type 1 xplane %.9g" % (model, w2),
-        "fix wy1 all wall/gran %s primitive type 1 yplane %.9g" % (model, -w2),
-        "fix wy2 all wall/gran %s primitive type 1 yplane %.9g" % (model, w2),
-        "fix wz all wall/gran %s primitive type 1 zplane 0" % model,
+        "fix wx1 all wall/gran %s primitive type 2 xplane %.9g %s" % (model, -w2, limit),
+        "fix wx2 all wall/gran %s primitive type 2 xplane %.9g %s" % (model, w2, limit),
+        "fix wy1 all wall/gran %s primitive type 2 yplane %.9g %s" % (model, -w2, limit),
+        "fix wy2 all wall/gran %s primitive type 2 yplane %.9g %s" % (model, w2, limit),
+        "fix wz all wall/gran %s primitive type 2 zplane 0 %s" % (model, limit),
         "fix integ all nve/sphere",
         "fix ts all check/timestep/gran %d 0.2 0.2" % max(steps // 4, 1),
         "thermo_style custom step atoms ke f_ts[1] f_ts[2] f_ts[3]",
@@ -299,11 +362,18 @@ class Bench:
       return {"code": code, "n": sc["n"], "failed": True,
               "why": (err[0] if err else "exit %d" % rc) + " (see %s.log)" % base}
     data = np.loadtxt(base + ".dump", skiprows=9)
+    if code == "liggghts":
+      contact = ("Hertz-Mindlin with history, E %g Pa (walls %gx), Poisson %g, coefficient"
+                 "Restitution %.4f (damping ratio %.4f, a head-on rebound of %g), limitForce on"
+                 % (YOUNG, WALL_YOUNG_FACTOR, POISSON, self.results["law"]["liggghts_restitution"],
+                    self.results["law"]["damping_ratio"], RESTITUTION))
+    else:
+      contact = "Hertz-Mindlin with history, E %g Pa, Poisson %g, e %g (tsuji)" % (
+        YOUNG, POISSON, RESTITUTION)
     row = {"code": code, "backend": "cpu", "n": sc["n"], "threads": int(m.group(2)),
            "parallel": "%s MPI ranks x 1 thread" % m.group(2), "dt": PEER_DT,
            "steps": int(m.group(3)), "sim_time": int(m.group(3)) * PEER_DT,
-           "wall_s": float(m.group(1)), "process_s": secs, "cpu_s": run.cpu,
-           "contact": "Hertz-Mindlin with history, E %g Pa, e %g" % (YOUNG, RESTITUTION)}
+           "wall_s": float(m.group(1)), "process_s": secs, "cpu_s": run.cpu, "contact": contact}
     if code == "liggghts":
       # fraction of the rayleigh and hertz times the timestep is, from check/timestep/gran
       fr = re.findall(r"^\s*\d+\s+\d+\s+\S+\s+(\S+)\s+(\S+)\s+(\S+)\s*$", logtext, re.M)
@@ -317,15 +387,21 @@ class Bench:
   def settle(self):
     a = self.a
     self.results["load"]["settle_before"] = load()
+    law = self.law()
+    self.say("dem law: %s, damping ratio %.4f for restitution %g; LIGGGHTS given %.4f"
+             % (law["law"], law["damping_ratio"], law["restitution"],
+                law["liggghts_restitution"]))
     for n, t_sim in zip(a.sizes, a.times):
       sc = self.scene(n)
       self.say("settling scene: %d grains, box %.3f m, initial top %.3f m, %g s simulated"
                % (n, sc["width"], sc["top"], t_sim))
-      codes = ["mjgranular"] + [c for c in ("liggghts", "lammps") if c in a.peers]
+      codes = ([MODEL_CODES[m] for m in a.models] +
+               [c for c in ("liggghts", "lammps") if c in a.peers])
+      models = {c: m for m, c in MODEL_CODES.items()}
       for code in codes:
         l0 = load()[0]
-        if code == "mjgranular":
-          row = self.mjgranular(sc, t_sim)
+        if code in models:
+          row = self.mjgranular(sc, t_sim, model=models[code])
         else:
           row = self.peer(code, sc, t_sim)
         row["load_1min"] = l0
@@ -336,8 +412,8 @@ class Bench:
                                  "%.1f s wall, %.1f s per simulated s, height %.3f m, phi %.3f"
                                  % (row["wall_s"], row["wall_s"] / row["sim_time"],
                                     row["bed_height"], row["packing"])))
-      if a.gpu:
-        row = self.mjgranular(sc, t_sim, backend="cuda")
+      for model in a.models if a.gpu else []:
+        row = self.mjgranular(sc, t_sim, backend="cuda", model=model)
         self.results["gpu"].append(row)
       self.save()
     self.results["load"]["settle_after"] = load()
@@ -471,7 +547,7 @@ def plots(res, out):
   if settle:
     fig, ax = plt.subplots(figsize=(7, 4.5))
     sizes = sorted({r["n"] for r in settle})
-    codes = [c for c in ("mjgranular", "liggghts", "lammps") if any(r["code"] == c for r in settle)]
+    codes = [c for c in CODE_NAMES if any(r["code"] == c for r in settle)]
     width = 0.8 / len(codes)
     for k, c in enumerate(codes):
       ys = []
@@ -479,7 +555,7 @@ def plots(res, out):
         m = [r for r in settle if r["code"] == c and r["n"] == n]
         ys.append(m[0]["wall_s"] / m[0]["sim_time"] if m else np.nan)
       xs = np.arange(len(sizes)) + (k - (len(codes) - 1) / 2) * width
-      ax.bar(xs, ys, width, label=c)
+      ax.bar(xs, ys, width, label=CODE_NAMES[c])
       for x, y in zip(xs, ys):
         if np.isfinite(y):
           ax.text(x, y, "%.0f" % y, ha="center", va="bottom", fontsize=8)
@@ -559,9 +635,218 @@ def fmt_load(v):
   return "%.2f / %.2f / %.2f" % tuple(v) if v else "?"
 
 
+def per_sim(r, key):
+  """a run's wall or cpu seconds (key wall_s, cpu_s) per simulated second."""
+  return r.get(key, float("nan")) / r["sim_time"]
+
+
+def faster(r, ref):
+  """how many times faster run r is than run ref, wall and cpu, as 'w.wwx / c.ccx'."""
+  return "%.2fx / %.2fx" % (per_sim(ref, "wall_s") / per_sim(r, "wall_s"),
+                            per_sim(ref, "cpu_s") / per_sim(r, "cpu_s"))
+
+
+def runs_by_n(settle, code):
+  """the successful runs of one code, by grain count."""
+  return {r["n"]: r for r in settle if r["code"] == code and not r.get("failed")}
+
+
+def settle_report(res, meta):
+  """the settling scene: set-up, every code's run, the issue 7 target."""
+  L = []
+  wait = "active" if meta.get("spin") else "passive"
+  settle = res["settle"]
+  law = res.get("law") or {}
+  sc = settle[0]["scene"]
+  t_r = rayleigh_time()
+  imp = max(r["scene"]["impact_speed"] for r in settle)
+  L.append("## Settling scene\n")
+  L.append(
+    "N grains, diameter %g mm, density %g kg/m^3, friction %g (grain-grain and wall), gravity "
+    "%g m/s^2, in an open-topped square box of side sqrt(N V / (%.2f x %.2f m)) (a settled bed "
+    "about %g m deep; %.3f m for %d grains). Initial state, one per N, read by every code: "
+    "grains at rest at uniformly random positions, none touching (random sequential addition, "
+    "`bench_settle init`), at packing fraction %.2f from the floor up to %.3f m, so the top "
+    "grains fall about %.2f m (impact up to %.1f m/s) and the bed forms after about 0.15 s. "
+    "Simulated time per N the same for every code (%s; the bed is nearly at rest by 0.5 s; "
+    "a run shorter than that compares beds still settling, at equal time); the "
+    "wall time is that of the time loop alone (LAMMPS/LIGGGHTS `Loop time`; "
+    "mjgranular around `grn_advance`), set-up and file input excluded.\n"
+    % (2000 * RADIUS, DENSITY, FRICTION, GRAVITY, BED_PACKING, BED_DEPTH, BED_DEPTH,
+       sc["width"], settle[0]["n"], INIT_PACKING, sc["top"], sc["top"] - BED_DEPTH, imp,
+       ", ".join("%g s at %d grains" % t for t in sorted(
+         {(r["sim_time"], r["n"]) for r in settle if not r.get("failed")}, key=lambda t: t[1]))))
+  pj = [r for r in settle if r["code"] == "mjgranular" and "rolling_friction" in r]
+  L.append(
+    "- **mjgranular PJ**: projected Jacobi at its defaults (substep 5e-4 s, 10 iterations, "
+    "Baumgarte 0.2, contact margin 0.1 r, neighbour-list skin 0.5 r, hash table 2N%s), CPU "
+    "backend, OpenMP threads (`OMP_NUM_THREADS`, `OMP_WAIT_POLICY=%s`); hard contact, grains "
+    "spin; driver `scripts/bench/bench_settle.c` (calls of 10 substeps).\n"
+    % (", rolling resistance %g, torsional %g" % (pj[0]["rolling_friction"],
+                                                  pj[0]["torsional_friction"]) if pj else "",
+       wait))
+  if law:
+    L.append(
+      "- **mjgranular DEM** (`grnParams.model` `grnMODEL_DEM`, law `grnLAW_HERTZ`): "
+      "Hertz-Mindlin with tangential history at the peers' timestep %g s, E = %g Pa, Poisson "
+      "%g, restitution %g (damping ratio zeta = %.4f, `grn_dem_damping_ratio`), friction %g, "
+      "rolling %g and torsional %g resistance (the peers have none), the same five rigid "
+      "planes, neighbour-list skin 0.5 r (%g m, as the peers'), float32; otherwise as PJ.\n"
+      % (PEER_DT, law["youngs"], law["poisson"], law["restitution"], law["damping_ratio"],
+         FRICTION, ROLLING, TORSIONAL, 0.5 * RADIUS))
+  L.append(
+    "- **LIGGGHTS** (`pair_style gran model hertz tangential history limitForce on`, "
+    "`fix wall/gran ... primitive type 2` planes, `limitForce on`) and **LAMMPS** "
+    "(`pair_style granular hertz/material ... tangential mindlin NULL 1.0 mu damping tsuji`, "
+    "`fix wall/gran granular` planes, GRANULAR package): Hertz-Mindlin with tangential history, "
+    "Young's modulus E = %g Pa (the soft value of the LIGGGHTS examples), Poisson %g, friction "
+    "%g, no rolling resistance, spinning spheres (`fix nve/sphere`), neighbour skin %g m "
+    "checked every step. LIGGGHTS is given mjgranular DEM's law (next section): %s. LAMMPS "
+    "keeps restitution %g through its Tsuji damping. Parallel as %d MPI ranks of one thread "
+    "each (`mpirun -np %d --mca mpi_yield_when_idle %d`; neither Debian build has the OpenMP "
+    "package), the box split across x and y only (`processors * * 1`).\n"
+    "- **Peer timestep**: Rayleigh time T_R = pi r sqrt(rho/G) / (0.1631 nu + 0.8766) = "
+    "%.3g s; dt = %g s = %.0f%% of T_R (DEM practice: 10-30%%). The Hertz contact time at the "
+    "largest impact speed %.1f m/s is %.3g s = %.0f dt. mjgranular PJ's substep is %.0fx the "
+    "peers' timestep.\n"
+    % (YOUNG, POISSON, FRICTION, SKIN,
+       "coefficientRestitution %.4f, the walls an atom type of E = %g x %g Pa"
+       % (law["liggghts_restitution"], WALL_YOUNG_FACTOR, YOUNG) if law else
+       "(not recorded)", RESTITUTION, meta["threads"], meta["threads"],
+       0 if meta.get("spin") else 1, t_r, PEER_DT, 100 * PEER_DT / t_r, imp, hertz_time(imp),
+       hertz_time(imp) / PEER_DT, 5e-4 / PEER_DT))
+  lig = runs_by_n(settle, "liggghts")
+  chk = [r for r in lig.values() if "dt_fraction_rayleigh" in r]
+  if chk:
+    L.append("- LIGGGHTS' own `fix check/timestep/gran` reported dt at most %.0f%% of the "
+             "Rayleigh time and %.0f%% of its Hertz time (full grain mass, twice the top "
+             "speed), and grains moving at most %.0f%% of the neighbour skin per step.\n"
+             % (100 * max(r["dt_fraction_rayleigh"] for r in chk),
+                100 * max(r["dt_fraction_hertz"] for r in chk),
+                100 * max(r["skin_fraction"] for r in chk)))
+  L.append("")
+  L.append("| grains | code | parallel | timestep [s] | simulated [s] | steps | wall [s] | "
+           "**wall per simulated s [s]** | particle-steps / s | CPU s per simulated s | "
+           "faster than LIGGGHTS (wall / CPU) | bed height [m] | core packing | "
+           "max / mean speed at end [m/s] | load (1 min) before / after |")
+  L.append("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
+  for r in settle:
+    name = CODE_NAMES.get(r["code"], r["code"])
+    if r.get("failed"):
+      L.append("| %d | %s | | | | | | failed: %s | | | | | | | |" % (r["n"], name, r["why"]))
+      continue
+    ratio = faster(r, lig[r["n"]]) if r["code"] in MODEL_CODES.values() and r["n"] in lig else ""
+    L.append("| %d | %s | %s | %g | %g | %d | %.1f | **%.1f** | %.3g | %.1f | %s | %.3f | "
+             "%.3f | %.2g / %.2g | %.1f / %.1f |"
+             % (r["n"], name, r["parallel"], r["dt"], r["sim_time"], r["steps"], r["wall_s"],
+                per_sim(r, "wall_s"), r["n"] * r["steps"] / r["wall_s"], per_sim(r, "cpu_s"),
+                ratio, r["bed_height"], r["packing"], r["vmax"], r["vmean"], r["load_1min"],
+                r.get("load_after", float("nan"))))
+  for g in res["gpu"]:
+    name = CODE_NAMES.get(g["code"], g["code"])
+    if g.get("failed"):
+      L.append("| %d | %s | CUDA | | | | | %s | | | | | | | |" % (g["n"], name, g["why"]))
+    else:
+      L.append("| %d | %s | CUDA | %g | %g | %d | %.1f | **%.2f** | %.3g | | | %.3f | "
+               "%.3f | %.2g / %.2g | |"
+               % (g["n"], name, g["dt"], g["sim_time"], g["steps"], g["wall_s"],
+                  per_sim(g, "wall_s"), g["n"] * g["steps"] / g["wall_s"], g["bed_height"],
+                  g["packing"], g["vmax"], g["vmean"]))
+  if not res["gpu"]:
+    L.append("| | mjgranular | CUDA | | | | | %s | | | | | | | |" % meta["gpu"])
+  L.append("")
+  L.append("*CPU s per simulated s*: user + system time of the whole process (set-up and file "
+           "input included) over the simulated time, summed over threads or ranks: less "
+           "sensitive than wall time to other load on the machine, which takes the cores away "
+           "without charging them. Idle MPI ranks poll, so it overstates the peers a little.\n")
+  L.append("Particle-steps per second count each code's own steps (mjgranular PJ: substeps of "
+           "5e-4 s with 10 Jacobi iterations each; mjgranular DEM and the peers: force "
+           "evaluations at 1e-4 s). *Bed height*: median over 3-diameter columns (away from the "
+           "walls) of the highest grain top. *Core packing*: grain centres in a box over the "
+           "middle half of the width and the middle half of the bed height, times the grain "
+           "volume, over the box volume.\n")
+  mjg = runs_by_n(settle, "mjgranular")
+  ratios = {n: per_sim(lig[n], "wall_s") / per_sim(mjg[n], "wall_s") for n in mjg if n in lig}
+  if ratios:
+    L.append("**Target** (issue 7): at equal threads and N, mjgranular simulates a second of "
+             "this scene at least 10x faster than LIGGGHTS on the CPU. Measured speed-up of "
+             "mjgranular PJ over LIGGGHTS: %s. **%s**\n"
+             % ("; ".join("%d grains: %.2fx" % (n, f) for n, f in sorted(ratios.items())),
+                "Holds." if min(ratios.values()) >= 10 else "Does not hold on this machine."))
+  return L
+
+
+def dem_report(res):
+  """mjgranular's dem model against LIGGGHTS with the same law at the same timestep: speed and
+  the beds they make, and the issue 13 target."""
+  settle, law = res["settle"], res.get("law") or {}
+  lig, dem = runs_by_n(settle, "liggghts"), runs_by_n(settle, "mjgranular-dem")
+  pj = runs_by_n(settle, "mjgranular")
+  both = sorted(n for n in dem if n in lig)
+  if not both or not law:
+    return []
+  L = ["## DEM against DEM: the same law at the same timestep\n"]
+  L.append(
+    "mjgranular's DEM model and LIGGGHTS run the same contact law (`scripts/bench/peer_law.py`): "
+    "Hertz normal spring 4/3 E* sqrt(R* d) d and tangential stiffness 8 G* sqrt(R* d) from "
+    "E = %g Pa and Poisson %g, each with a dashpot 2 zeta sqrt(S m*) on the current tangent "
+    "stiffness S; the normal force never pulls (LIGGGHTS `limitForce on`); Coulomb friction %g "
+    "with tangential history; no rolling resistance (LIGGGHTS' `rolling_friction` off; "
+    "mjgranular `rolling_friction` 0) and no torsional resistance (mjgranular "
+    "`torsional_friction` 0; LIGGGHTS has none). mjgranular takes zeta = %.4f, whose head-on "
+    "impact rebounds with exactly e = %g; LIGGGHTS's zeta is sqrt(5/6) |beta(e_L)|, "
+    "beta(e) = ln e / sqrt(ln^2 e + pi^2), so it is given **e_L = %.4f** (given %g itself it would "
+    "damp with zeta %.4f). Walls: mjgranular's are rigid (E* of a grain on a wall = E / (1 - "
+    "nu^2)); LIGGGHTS' are atom type 2 with E = %g x %g Pa and the same Poisson, friction and "
+    "restitution, so its grain-wall E* is 0.1%% lower. Both at dt = %g s, %d threads or ranks.\n"
+    % (law["youngs"], law["poisson"], FRICTION, law["damping_ratio"], law["restitution"],
+       law["liggghts_restitution"], law["restitution"],
+       peer_law.liggghts_damping_ratio(law["restitution"]), WALL_YOUNG_FACTOR, YOUNG, PEER_DT,
+       res["meta"]["threads"]))
+  L.append("| grains | code | timestep [s] | simulated [s] | wall s per simulated s | "
+           "CPU s per simulated s | faster than LIGGGHTS (wall / CPU) | bed height [m] | "
+           "against LIGGGHTS | core packing | against LIGGGHTS | max / mean speed at end [m/s] "
+           "| load (1 min) before / after |")
+  L.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
+  held, close = [], []
+  for n in both:
+    ref = lig[n]
+    for r in [ref, dem[n]] + ([pj[n]] if n in pj else []):
+      dh = r["bed_height"] / ref["bed_height"] - 1
+      dp = r["packing"] / ref["packing"] - 1
+      same = r is ref
+      L.append("| %d | %s | %g | %g | %.1f | %.1f | %s | %.4f | %s | %.4f | %s | %.2g / %.2g | "
+               "%.1f / %.1f |"
+               % (n, CODE_NAMES[r["code"]], r["dt"], r["sim_time"], per_sim(r, "wall_s"),
+                  per_sim(r, "cpu_s"), "" if same else faster(r, ref), r["bed_height"],
+                  "" if same else "%+.2f%%" % (100 * dh), r["packing"],
+                  "" if same else "%+.2f%%" % (100 * dp), r["vmax"], r["vmean"],
+                  r["load_1min"], r.get("load_after", float("nan"))))
+    d = dem[n]
+    held.append(per_sim(d, "wall_s") < per_sim(ref, "wall_s"))
+    close.append(abs(d["bed_height"] / ref["bed_height"] - 1) <= 0.01 and
+                 abs(d["packing"] / ref["packing"] - 1) <= 0.01)
+  L.append("")
+  L.append("Beds within 1%% of LIGGGHTS' (height and core packing): %s. What still differs "
+           "between the two laws and codes (from LIGGGHTS-PUBLIC 3.8's `normal_model_hertz.h`, "
+           "`tangential_model_history.h`): LIGGGHTS caps only the tangential spring at mu Fn and "
+           "drops the tangential dashpot while sliding, mjgranular caps spring and dashpot "
+           "together; LIGGGHTS projects the stored shear onto the new tangent plane (shortening "
+           "it), mjgranular turns it (keeping its length); velocity Verlet against symplectic "
+           "Euler; double against float32; LIGGGHTS' walls 0.1%% softer; LIGGGHTS re-sorts its "
+           "atoms in memory every 1000 steps.\n"
+           % ("; ".join("%d grains: %s" % (n, "yes" if c else "**no**")
+                        for n, c in zip(both, close))))
+  L.append("**Target** (issue 13): mjgranular's DEM faster than LIGGGHTS at every N, same law, "
+           "same timestep, same threads. **%s**\n"
+           % ("Holds at every N measured." if all(held) else
+              "Does not hold at %s grains on this machine."
+              % ", ".join("%d" % n for n, h in zip(both, held) if not h)))
+  return L
+
+
 def report(res, out, made):
   meta = res["meta"]
-  wait = "active" if meta.get("spin") else "passive"
   L = []
   L.append("# mjgranular against LIGGGHTS and LAMMPS\n")
   L.append("Written by `scripts/bench.sh%s` on %s. Machine: %d CPU cores (%s), %s; "
@@ -583,121 +868,9 @@ def report(res, out, made):
   L.append("Versions: %s.\n" % "; ".join(meta["versions"]))
 
   # ---- settling scene ----
-  settle = res["settle"]
-  if settle:
-    sc = settle[0]["scene"]
-    t_r = rayleigh_time()
-    imp = max(r["scene"]["impact_speed"] for r in settle)
-    L.append("## Settling scene\n")
-    L.append(
-      "N grains, diameter %g mm, density %g kg/m^3, friction %g (grain-grain and wall), gravity "
-      "%g m/s^2, in an open-topped square box of side sqrt(N V / (%.2f x %.2f m)) (a settled bed "
-      "about %g m deep; %.3f m for %d grains). Initial state, one per N, read by all three codes: "
-      "grains at rest at uniformly random positions, none touching (random sequential addition, "
-      "`bench_settle init`), at packing fraction %.2f from the floor up to %.3f m, so the top "
-      "grains fall about %.2f m (impact up to %.1f m/s) and the bed forms after about 0.15 s. "
-      "Simulated time per N the same for every code (%s; shorter for large N to keep the whole "
-      "run short, so the large-N beds are compared while still settling, at equal time); the "
-      "wall time is that of the time loop alone (LAMMPS/LIGGGHTS `Loop time`; "
-      "mjgranular around `grn_advance`), set-up and file input excluded.\n"
-      % (2000 * RADIUS, DENSITY, FRICTION, GRAVITY, BED_PACKING, BED_DEPTH, BED_DEPTH,
-         sc["width"], settle[0]["n"], INIT_PACKING, sc["top"], sc["top"] - BED_DEPTH, imp,
-         ", ".join("%g s at %d grains" % t for t in sorted(
-           {(r["sim_time"], r["n"]) for r in settle if r["code"] == "mjgranular"
-            and not r.get("failed")}, key=lambda t: t[1]))))
-    L.append(
-      "- **mjgranular**: projected Jacobi at its defaults (substep 5e-4 s, 10 iterations, "
-      "Baumgarte 0.2, contact margin 0.1 r, neighbour-list skin 0.5 r, hash table 2N), CPU "
-      "backend, OpenMP threads "
-      "(`OMP_NUM_THREADS`, `OMP_WAIT_POLICY=%s`); hard contact, grains do not spin; "
-      "driver `scripts/bench/bench_settle.c` (calls of 10 substeps, as a 5 ms MuJoCo step).\n"
-      "- **LIGGGHTS** (`pair_style gran model hertz tangential history`, `fix wall/gran` planes) "
-      "and **LAMMPS** (`pair_style granular hertz/material ... tangential mindlin NULL 1.0 mu "
-      "damping tsuji`, `fix wall/gran granular` planes, GRANULAR package): Hertz-Mindlin with "
-      "tangential history, Young's modulus E = %g Pa (the soft value of the LIGGGHTS examples), "
-      "Poisson %g, restitution %g, friction %g, spinning spheres (`fix nve/sphere`), neighbour "
-      "skin %g m checked every step. Parallel as %d MPI ranks of one thread each (`mpirun -np "
-      "%d --mca mpi_yield_when_idle %d`; neither Debian build has the OpenMP package).\n"
-      "- **Peer timestep**: Rayleigh time T_R = pi r sqrt(rho/G) / (0.1631 nu + 0.8766) = "
-      "%.3g s; dt = %g s = %.0f%% of T_R (DEM practice: 10-30%%). The Hertz contact time at the "
-      "largest impact speed %.1f m/s is %.3g s = %.0f dt. mjgranular's substep is %.0fx the "
-      "peers' timestep.\n"
-      % (wait, YOUNG, POISSON, RESTITUTION, FRICTION, SKIN, meta["threads"], meta["threads"],
-         0 if meta.get("spin") else 1, t_r,
-         PEER_DT, 100 * PEER_DT / t_r, imp, hertz_time(imp), hertz_time(imp) / PEER_DT,
-         5e-4 / PEER_DT))
-    lig = {r["n"]: r for r in settle if r["code"] == "liggghts" and not r.get("failed")}
-    lam = {r["n"]: r for r in settle if r["code"] == "lammps" and not r.get("failed")}
-    mjg = {r["n"]: r for r in settle if r["code"] == "mjgranular" and not r.get("failed")}
-    chk = [r for r in lig.values() if "dt_fraction_rayleigh" in r]
-    if chk:
-      L.append("- LIGGGHTS' own `fix check/timestep/gran` reported dt at most %.0f%% of the "
-               "Rayleigh time and %.0f%% of its Hertz time (full grain mass, twice the top "
-               "speed), and grains moving at most %.0f%% of the neighbour skin per step.\n"
-               % (100 * max(r["dt_fraction_rayleigh"] for r in chk),
-                  100 * max(r["dt_fraction_hertz"] for r in chk),
-                  100 * max(r["skin_fraction"] for r in chk)))
-    L.append("")
-    L.append("| grains | code | parallel | timestep [s] | simulated [s] | steps | wall [s] | "
-             "**wall per simulated s [s]** | particle-steps / s | mjgranular faster by | "
-             "CPU s per simulated s (whole process) | "
-             "bed height [m] | "
-             "core packing | max / mean speed at end [m/s] | load (1 min) before / after |")
-    L.append("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
-    for r in settle:
-      if r.get("failed"):
-        L.append("| %d | %s | | | | | | failed: %s | | | | | | | |" % (r["n"], r["code"], r["why"]))
-        continue
-      wps = r["wall_s"] / r["sim_time"]
-      ps = r["n"] * r["steps"] / r["wall_s"]
-      ratio = ""
-      if r["code"] != "mjgranular" and r["n"] in mjg:
-        m = mjg[r["n"]]
-        ratio = "%.2fx" % (wps / (m["wall_s"] / m["sim_time"]))
-      cps = r.get("cpu_s", float("nan")) / r["sim_time"]
-      if r["code"] != "mjgranular" and r["n"] in mjg:
-        ratio += " (CPU: %.2fx)" % (cps / (mjg[r["n"]].get("cpu_s", float("nan"))
-                                           / mjg[r["n"]]["sim_time"]))
-      L.append("| %d | %s | %s | %g | %g | %d | %.1f | **%.1f** | %.3g | %s | %.1f | %.3f | "
-               "%.3f | %.2g / %.2g | %.1f / %.1f |"
-               % (r["n"], r["code"], r["parallel"], r["dt"], r["sim_time"], r["steps"],
-                  r["wall_s"], wps, ps, ratio, cps, r["bed_height"], r["packing"], r["vmax"],
-                  r["vmean"], r["load_1min"], r.get("load_after", float("nan"))))
-    for g in res["gpu"]:
-      if g.get("failed"):
-        L.append("| %d | mjgranular | CUDA | | | | | %s | | | | | | | |" % (g["n"], g["why"]))
-      else:
-        L.append("| %d | mjgranular | CUDA | %g | %g | %d | %.1f | **%.2f** | %.3g | | | %.3f | "
-                 "%.3f | %.2g / %.2g | |"
-                 % (g["n"], g["dt"], g["sim_time"], g["steps"], g["wall_s"],
-                    g["wall_s"] / g["sim_time"], g["n"] * g["steps"] / g["wall_s"],
-                    g["bed_height"], g["packing"], g["vmax"], g["vmean"]))
-    if not res["gpu"]:
-      L.append("| | mjgranular | CUDA | | | | | %s | | | | | | | |" % meta["gpu"])
-    L.append("")
-    L.append("*CPU s per simulated s*: user + system time of the whole process (set-up and file "
-             "input included) over the simulated time, summed over threads or ranks: less "
-             "sensitive than wall time to other load on the machine, which takes the cores away "
-             "without charging them. Idle MPI ranks poll, so it overstates the peers a little; "
-             "the ratio in brackets compares it with mjgranular's.\n")
-    L.append("Particle-steps per second count each code's own steps (mjgranular: substeps of "
-             "5e-4 s with 10 Jacobi iterations each; peers: force evaluations at 1e-4 s). *Bed "
-             "height*: median over 3-diameter columns (away from the walls) of the highest grain "
-             "top. *Core packing*: grain centres in a box over the middle half of the width and "
-             "the middle half of the bed height, times the grain volume, over the box volume.\n")
-    verdict = []
-    for n in sorted(mjg):
-      if n in lig:
-        f = (lig[n]["wall_s"] / lig[n]["sim_time"]) / (mjg[n]["wall_s"] / mjg[n]["sim_time"])
-        verdict.append("%d grains: %.2fx" % (n, f))
-    if verdict:
-      best = max(float(v.split(": ")[1][:-1]) for v in verdict)
-      L.append("**Target** (issue 7): at equal threads and N, mjgranular simulates a second of "
-               "this scene at least 10x faster than LIGGGHTS on the CPU. Measured speed-up over "
-               "LIGGGHTS: %s. **%s**\n" % ("; ".join(verdict),
-                                          "Holds." if best >= 10 and all(
-                                            float(v.split(": ")[1][:-1]) >= 10 for v in verdict)
-                                          else "Does not hold on this machine."))
+  if res["settle"]:
+    L += settle_report(res, meta)
+    L += dem_report(res)
 
   # ---- scaling ----
   scal = [r for r in res["scaling"] if not r.get("failed")]
@@ -932,6 +1105,9 @@ def main():
   ap.add_argument("--quick", action="store_true", help="small N, short times (development, CI)")
   ap.add_argument("--threads", type=int, default=os.cpu_count())
   ap.add_argument("--peers", default="liggghts,lammps", help="comma list, or 'none'")
+  ap.add_argument("--models", default="pj,dem",
+                  help="mjgranular's models in the settling scene: pj (its default, at its own "
+                       "substep), dem (LIGGGHTS' law at the peers' timestep); comma list")
   ap.add_argument("--only", default="settle,scaling,breakdown,substep,bodies,hash,loops,skin",
                   help="parts to run: settle, scaling, breakdown, substep, bodies, hash, loops, "
                        "skin")
@@ -945,6 +1121,9 @@ def main():
   ap.add_argument("--scale-sizes", dest="scale_arg", help="scaling grain counts (comma list)")
   a = ap.parse_args()
   a.peers = [] if a.peers == "none" else a.peers.split(",")
+  a.models = [m for m in a.models.split(",") if m]
+  if any(m not in MODEL_CODES for m in a.models):
+    ap.error("--models: pj and/or dem")
   parts = a.only.split(",")
   a.parts, a.parts_given = parts, "--only" in sys.argv
   if a.quick:
@@ -957,7 +1136,7 @@ def main():
     a.hash_repeat = 2
     a.skins = "0,0.5,1"
   else:
-    a.sizes, a.times = [10000, 50000, 100000], [1.0, 0.3, 0.2]
+    a.sizes, a.times = [10000, 50000, 100000], [1.0, 0.5, 0.5]
     a.break_grains, a.break_time = 10000, 0.3
     a.substep_grains, a.substep_time, a.substeps = 10000, 1.0, [1e-3, 2e-3]
     a.scale_sizes, a.scale_time = [10000, 30000, 100000, 300000, 1000000], 0.02
