@@ -280,7 +280,7 @@ static int parse_attr(const mjgAttr* a, const char* value, mjgConfig* cfg, char*
 //---------------------------------- reading a config ----------------------------------------------
 
 // the time scale of a dem config's smallest grains (grn_dem_time_scale) [s]
-static double mjg_config_dem_time(const mjgConfig* cfg) {
+static double dem_time_scale(const mjgConfig* cfg) {
   grnParams p;
   mjtNum zero[3] = {0, 0, 0};
   mjg_config_params(cfg, 1, zero, 0, 0, &p);
@@ -365,7 +365,7 @@ int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, i
 
   // dem: a substep that resolves the contacts of the smallest grains unless told
   if (cfg->model == grnMODEL_DEM && !cfg->has_timestep) {
-    cfg->timestep = GRN_DEM_DT_FRACTION * mjg_config_dem_time(cfg);
+    cfg->timestep = GRN_DEM_DT_FRACTION * dem_time_scale(cfg);
   }
 
   // mesh grids: one node per grain radius unless told
@@ -417,12 +417,12 @@ int mjg_config_warning(const mjgConfig* cfg, char* msg, int size) {
     return 1;
   }
   // explicit contacts need a substep well inside the contact time
-  double limit = dem ? GRN_DEM_DT_LIMIT * mjg_config_dem_time(cfg) : 0;
+  double limit = dem ? GRN_DEM_DT_LIMIT * dem_time_scale(cfg) : 0;
   if (dem && cfg->timestep > limit) {
     snprintf(msg, size, MJG_PLUGIN_NAME ": config key 'timestep' = '%g' is above %g s, %g of the "
              "contact time scale of the smallest grains (radius %g m): dem contacts will be "
              "inaccurate or unstable; the default is %g s", cfg->timestep, limit, GRN_DEM_DT_LIMIT,
-             cfg->radius_min, GRN_DEM_DT_FRACTION * mjg_config_dem_time(cfg));
+             cfg->radius_min, GRN_DEM_DT_FRACTION * dem_time_scale(cfg));
     return 1;
   }
   return 0;
