@@ -18,6 +18,10 @@ namespace grn_test {
 
 constexpr double kG = 9.81;                     // standard gravity [m/s^2] (the solver's default)
 constexpr double kPi = 3.14159265358979323846;
+constexpr double kEps = 1.0 / (1 << 24);       // float unit roundoff
+
+// degrees in radians
+inline double Deg(double deg) { return deg * kPi / 180; }
 
 // a solver that is destroyed when it goes out of scope
 struct SolverDeleter {

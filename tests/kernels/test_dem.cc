@@ -39,11 +39,10 @@ using grn_test::MakeSolver;
 using grn_test::Read;
 using grn_test::SolverPtr;
 
+using grn_test::Deg;
+using grn_test::kEps;
 using grn_test::kG;
 using grn_test::kPi;
-constexpr double kEps = 1.0 / (1 << 24);  // float unit roundoff
-
-double Deg(double deg) { return deg * kPi / 180; }
 
 //---------------------------------- materials and theory ------------------------------------------
 
