@@ -210,6 +210,20 @@ GRN_HD grnVec3 grn_shape_point_velocity(const grnShape* s, grnVec3 p) {
   return grn_add(grn_load3(s->linvel), grn_cross(w, grn_sub(p, grn_load3(s->com))));
 }
 
+// relative velocity of the contact point of a grain (velocity v, angular velocity w, radius r)
+// against the shape's point sv, n the normal from the shape toward the grain
+GRN_HD grnVec3 grn_shape_contact_velocity(grnVec3 v, grnVec3 w, float r, grnVec3 n, grnVec3 sv) {
+  return grn_sub(grn_sub(v, grn_scale(grn_cross(w, n), r)), sv);
+}
+
+// the lengths of a shape's rolling and torsional bounds against a grain of radius r: the shape's
+// own (mujoco's friction[2], friction[1]), or where negative as rough as the grains
+GRN_HD void grn_shape_roll_lengths(const grnShape* sh, const grnConsts* c, float r, float* roll,
+                                   float* tors) {
+  *roll = sh->roll_friction >= 0 ? sh->roll_friction : c->rolling * r;
+  *tors = sh->spin_friction >= 0 ? sh->spin_friction : c->torsional * r;
+}
+
 // grain-shape contacts of grain i, for every shape closer than the speculative margin, each with
 // the law's state of the last substep's contact with the same shape
 GRN_HD void grn_collide_shapes(const grnData* d, const grnConsts* c, int i) {

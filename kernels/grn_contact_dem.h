@@ -134,8 +134,7 @@ GRN_HD void grn_dem_pair(const grnData* d, const grnConsts* c, int p) {
 }
 
 // grain i's shape contacts: each one's force over the substep as impulses on the grain
-// (sc_impulse, sc_angular) and its springs advanced. a shape's rolling and spinning bounds are
-// lengths, or (negative) the grains' own
+// (sc_impulse, sc_angular) and its springs advanced
 GRN_HD void grn_dem_shape_forces(const grnData* d, const grnConsts* c, int i) {
   int cap = d->cap;
   float r = grn_radius(d, i), meff = 1.0f / grn_inv_mass(d, i);
@@ -144,11 +143,10 @@ GRN_HD void grn_dem_shape_forces(const grnData* d, const grnConsts* c, int i) {
     size_t slot = GRN_SLOT(k, i, cap);
     const grnShape* sh = d->shapes + d->sc_shape[slot];
     grnVec3 n = grn_load3(d->sc_normal + 3 * slot);
-    grnVec3 u = grn_sub(grn_sub(vi, grn_scale(grn_cross(wi, n), r)),
-                        grn_load3(d->sc_vel + 3 * slot));
+    grnVec3 u = grn_shape_contact_velocity(vi, wi, r, n, grn_load3(d->sc_vel + 3 * slot));
     grnVec3 w = grn_sub(wi, grn_load3(sh->angvel));
-    float roll = sh->roll_friction >= 0 ? sh->roll_friction : c->rolling * r;
-    float tors = sh->spin_friction >= 0 ? sh->spin_friction : c->torsional * r;
+    float roll, tors;
+    grn_shape_roll_lengths(sh, c, r, &roll, &tors);
     grnVec3 shear = grn_load3(d->sc_lin + 3 * slot), spring = grn_load3(d->sc_rot + 3 * slot);
     grnVec3 f, m;
     grn_dem_contact(c, d->sc_depth[slot], n, u, w, r, meff, c->dem.estar_wall,

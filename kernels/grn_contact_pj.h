@@ -266,8 +266,7 @@ GRN_HD void grn_pj_shape_impulses(const grnData* d, const grnConsts* c, int i, g
     size_t slot = GRN_SLOT(k, i, cap);
     const grnShape* sh = d->shapes + d->sc_shape[slot];
     grnVec3 n = grn_load3(d->sc_normal + 3 * slot);
-    grnVec3 point_v = grn_sub(vi, grn_scale(grn_cross(wi, n), r));
-    grnVec3 u = grn_sub(point_v, grn_load3(d->sc_vel + 3 * slot));
+    grnVec3 u = grn_shape_contact_velocity(vi, wi, r, n, grn_load3(d->sc_vel + 3 * slot));
     grnVec3 w = grn_sub(wi, grn_load3(sh->angvel));
     grnPjMass m = grn_pj_mass(im, ii, r, 0, 0, 0);
     if (d->body_mob && sh->body >= 0) {
@@ -286,9 +285,8 @@ GRN_HD void grn_pj_shape_impulses(const grnData* d, const grnConsts* c, int i, g
     }
     float depth = d->sc_depth[slot];
     grnVec3 imp = grn_load3(d->sc_lin + 3 * slot), mom = grn_load3(d->sc_rot + 3 * slot);
-    // a shape's rolling and spinning bounds are lengths, or (negative) the grains' own
-    float roll = sh->roll_friction >= 0 ? sh->roll_friction : c->rolling * r;
-    float tors = sh->spin_friction >= 0 ? sh->spin_friction : c->torsional * r;
+    float roll, tors;
+    grn_shape_roll_lengths(sh, c, r, &roll, &tors);
     grn_pj_impulse(u, w, n, grn_pj_target(depth, c), m, sh->friction, roll, tors, &imp, &mom);
     grn_store3(d->sc_lin + 3 * slot, imp);
     grn_store3(d->sc_rot + 3 * slot, mom);

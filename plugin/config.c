@@ -417,12 +417,12 @@ int mjg_config_warning(const mjgConfig* cfg, char* msg, int size) {
     return 1;
   }
   // explicit contacts need a substep well inside the contact time
-  double limit = dem ? GRN_DEM_DT_LIMIT * dem_time_scale(cfg) : 0;
-  if (dem && cfg->timestep > limit) {
+  double time = dem ? dem_time_scale(cfg) : 0;
+  if (dem && cfg->timestep > GRN_DEM_DT_LIMIT * time) {
     snprintf(msg, size, MJG_PLUGIN_NAME ": config key 'timestep' = '%g' is above %g s, %g of the "
              "contact time scale of the smallest grains (radius %g m): dem contacts will be "
-             "inaccurate or unstable; the default is %g s", cfg->timestep, limit, GRN_DEM_DT_LIMIT,
-             cfg->radius_min, GRN_DEM_DT_FRACTION * dem_time_scale(cfg));
+             "inaccurate or unstable; the default is %g s", cfg->timestep, GRN_DEM_DT_LIMIT * time,
+             GRN_DEM_DT_LIMIT, cfg->radius_min, GRN_DEM_DT_FRACTION * time);
     return 1;
   }
   return 0;
