@@ -24,6 +24,26 @@ const char* grn_status_string(grnStatus status) {
   return "unknown status";
 }
 
+// the device error of the last failed cuda call on this thread (grn_set_device_error), with the
+// status it returned
+static _Thread_local struct {
+  grnStatus status;
+  char text[200];
+} device_error;
+
+void grn_set_device_error(grnStatus status, const char* text) {
+  device_error.status = status;
+  snprintf(device_error.text, sizeof(device_error.text), "%s", text);
+}
+
+const char* grn_status_message(grnStatus status) {
+  static _Thread_local char message[256];
+  const char* name = grn_status_string(status);
+  if (status == grnOK || status != device_error.status || !device_error.text[0]) return name;
+  snprintf(message, sizeof(message), "%s: %s", name, device_error.text);
+  return message;
+}
+
 const char* grn_backend_name(grnBackend backend) {
   switch (backend) {
     case grnBACKEND_AUTO: return "auto";
@@ -147,6 +167,7 @@ grnStatus grn_check_params(const grnParams* p, char* msg, int size) {
   if (p->hash_size < 0) return fail(msg, size, "hash_size must be >= 0");
   if (p->one_loop != 0 && p->one_loop != 1) return fail(msg, size, "one_loop must be 0 or 1");
   if (p->max_shapes < 0 || p->max_bodies < 0) return fail(msg, size, "negative shape capacity");
+  if (p->device < 0) return fail(msg, size, "device must be >= 0");
   if (!isfinite(p->cyclic_z[0]) || !isfinite(p->cyclic_z[1])) {
     return fail(msg, size, "cyclic_z not finite");
   }
@@ -212,33 +233,12 @@ static void derive_consts(grnSolver* s) {
   s->grain_mass = grn_sphere_mass(p->density, p->radius);
 }
 
-grnStatus grn_create(const grnParams* params, grnBackend backend, grnSolver** out) {
-  if (!out) return grnERR_ARG;
-  *out = NULL;
-  grnStatus st = grn_check_params(params, NULL, 0);
-  if (st != grnOK) return st;
-
-  // pick the backend
-  const grnBackendOps* ops = NULL;
-  if (backend == grnBACKEND_CPU) {
-    ops = &grn_cpu_ops;
-  } else if (backend == grnBACKEND_CUDA || backend == grnBACKEND_AUTO) {
-    st = grn_cuda_usable();
-    if (st == grnOK) {
-      ops = grn_cuda_backend();
-      backend = grnBACKEND_CUDA;
-    } else if (backend == grnBACKEND_AUTO) {
-      ops = &grn_cpu_ops;
-      backend = grnBACKEND_CPU;
-    } else {
-      return st;
-    }
-  } else {
-    return grnERR_ARG;
-  }
-
+// a solver on the backend of ops, or a status (cleans up after itself)
+static grnStatus create_solver(const grnParams* params, grnBackend backend,
+                               const grnBackendOps* ops, grnSolver** out) {
   grnSolver* s = (grnSolver*)calloc(1, sizeof(grnSolver));
   if (!s) return grnERR_MEMORY;
+  grnStatus st;
   s->params = *params;
   if (s->params.hash_size == 0) s->params.hash_size = 2 * params->capacity;
   s->backend = backend;
@@ -270,6 +270,33 @@ grnStatus grn_create(const grnParams* params, grnBackend backend, grnSolver** ou
   return grnOK;
 }
 
+grnStatus grn_create(const grnParams* params, grnBackend backend, grnSolver** out) {
+  if (!out) return grnERR_ARG;
+  *out = NULL;
+  grn_set_device_error(grnOK, "");
+  grnStatus st = grn_check_params(params, NULL, 0);
+  if (st != grnOK) return st;
+
+  // pick the backend
+  if (backend == grnBACKEND_CPU) return create_solver(params, grnBACKEND_CPU, &grn_cpu_ops, out);
+  if (backend != grnBACKEND_CUDA && backend != grnBACKEND_AUTO) return grnERR_ARG;
+  grnStatus usable = grn_cuda_usable();
+  st = usable == grnOK ? create_solver(params, grnBACKEND_CUDA, grn_cuda_backend(), out) : usable;
+  if (st == grnOK || backend == grnBACKEND_CUDA) return st;
+
+  // auto: the cpu when cuda is unusable, or when the device cannot hold the solver or the
+  // device index names none (said by grn_backend_note); any other device failure is returned
+  if (st != grnERR_MEMORY && st != grnERR_NO_DEVICE && st != grnERR_UNAVAILABLE) return st;
+  char note[sizeof((*out)->note)] = "";
+  if (usable == grnOK) {
+    snprintf(note, sizeof(note), "cuda device %d: %s; using the cpu", params->device,
+             grn_status_message(st));
+  }
+  st = create_solver(params, grnBACKEND_CPU, &grn_cpu_ops, out);
+  if (st == grnOK) memcpy((*out)->note, note, sizeof(note));
+  return st;
+}
+
 void grn_destroy(grnSolver* s) {
   if (!s) return;
   if (s->ops) s->ops->destroy(s);
@@ -284,6 +311,8 @@ void grn_destroy(grnSolver* s) {
 }
 
 grnBackend grn_backend(const grnSolver* s) { return s ? s->backend : grnBACKEND_AUTO; }
+
+const char* grn_backend_note(const grnSolver* s) { return s ? s->note : ""; }
 
 const grnParams* grn_params(const grnSolver* s) { return s ? &s->params : NULL; }
 

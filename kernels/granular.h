@@ -38,8 +38,18 @@ typedef enum grnBackend_ {
 // Short name of a status code ("ok", "invalid argument", ...).
 const char* grn_status_string(grnStatus status);
 
+// The status in words for a message: its name, and for a failure on the gpu (grnERR_DEVICE, or
+// grnERR_MEMORY from the device) what the cuda call that failed on this thread reported, e.g.
+// "gpu call failed: cudaMemcpyAsync: an illegal memory access was encountered". The text is the
+// calling thread's, valid until its next call.
+const char* grn_status_message(grnStatus status);
+
 // Name of a backend ("auto", "cpu", "cuda").
 const char* grn_backend_name(grnBackend backend);
+
+// grnOK when the cuda backend can run in this process (compiled in, a driver new enough, a device
+// that runs this build's kernels), else why not (grnERR_UNAVAILABLE, grnERR_NO_DEVICE).
+grnStatus grn_cuda_usable(void);
 
 // One line on the cuda backend in this process: the device it uses, or why it cannot be used
 // (not compiled in, no driver, driver too old, no device, no code for this gpu).
@@ -90,6 +100,7 @@ typedef struct grnParams_ {
                             // iteration finds every grain's contacts again and solves them from
                             // the grain's side in the same pass (the seeds' ONELOOP; same
                             // results, for speed comparisons)
+  int device;               // cuda device index (the cuda backend; 0: the first)
   int max_shapes;           // capacity of the shape list
   int max_bodies;           // number of bodies that receive wrenches
   float cyclic_z[2];        // vertical cyclic boundary [lo, hi) [m]: a grain leaving through one
@@ -202,8 +213,13 @@ typedef struct grnGrid_ {
 
 typedef struct grnSolver_ grnSolver;
 
-// Create a solver; *out is NULL on failure. backend AUTO picks cuda when usable, else cpu.
+// Create a solver; *out is NULL on failure. backend AUTO picks cuda when usable, else cpu; also
+// when the device cannot hold the solver (out of device memory), which grn_backend_note says.
 grnStatus grn_create(const grnParams* params, grnBackend backend, grnSolver** out);
+
+// Why a solver of backend AUTO runs on the cpu although cuda is usable (the device ran out of
+// memory at create), or "" when it did not fall back.
+const char* grn_backend_note(const grnSolver* solver);
 
 // Free a solver and everything it owns; NULL is allowed.
 void grn_destroy(grnSolver* solver);

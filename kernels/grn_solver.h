@@ -13,6 +13,7 @@ typedef struct grnBackendOps_ grnBackendOps;
 struct grnSolver_ {
   grnParams params;           // as created
   grnBackend backend;         // cpu or cuda
+  char note[160];             // why auto fell back to the cpu (grn_backend_note), or ""
   grnConsts consts;           // derived per-substep constants
   float grain_mass;           // [kg]
   int n;                      // grains in use
@@ -56,6 +57,9 @@ struct grnBackendOps_ {
   size_t (*memory_bytes)(const grnSolver* s);
 };
 
+// record what a failed cuda call on this thread reported, for grn_status_message of status
+void grn_set_device_error(grnStatus status, const char* text);
+
 // the arrays of the tables in grn_data.h: the contact state (current twins, in saved order),
 // and every array a backend allocates
 extern const grnArrayDesc grn_contact_arrays[grnNCONTACT_ARRAYS];
@@ -66,10 +70,9 @@ extern const int grn_nsolver_arrays;
 size_t grn_contact_array_bytes(int a, int cap);
 size_t grn_contact_offset(int a, int cap);
 
-// backends compiled into this build (cuda ops are NULL without nvcc); usable() says why not
+// backends compiled into this build (cuda ops are NULL without nvcc; grn_cuda_usable says why)
 extern const grnBackendOps grn_cpu_ops;
 const grnBackendOps* grn_cuda_backend(void);
-grnStatus grn_cuda_usable(void);
 
 // each pair of grains closer than the cutoff once, as (i < j) in order of i then j, from a
 // hash already built in host memory d (as grn_find_pairs)

@@ -42,7 +42,7 @@ void mjg_bed_write(const mjgBed* bed, int nbody, mjtNum* state) {
   int cap = bed->cap;
   mju_zero(state, mjg_state_size(cap, nbody));
   state[MJG_STATE_COUNT] = bed->n;
-  state[MJG_STATE_STAMP] = 0;
+  state[MJG_STATE_RESERVED] = 0;
   state[MJG_STATE_LAYOUT] = MJG_STATE_VERSION;
   state[MJG_STATE_MODEL] = bed->model;
   memcpy(mjg_state_pos(state, cap), bed->pos, 3 * (size_t)bed->n * sizeof(mjtNum));

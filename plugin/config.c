@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #include "bed.h"
 #include "bedfile.h"
+#include "state.h"
 
 //---------------------------------- attribute table -----------------------------------------------
 
@@ -90,6 +92,7 @@ static const mjgAttr kAttr[] = {
   {"spacing",    mjgREAL,    "2.2",   "radii", 2,    10,        1, OFF(spacing), -1, NULL},
   {"seed",       mjgLONG,    "0",     "",      0,    4.5e15,    0, OFF(seed), -1, NULL},
   {"backend",    mjgWORD,    "auto",  "",      0,    0,         0, OFF(backend), -1, kBackends},
+  {"device",     mjgINT,     "0",     "",      0,    1023,      0, OFF(device), -1, NULL},
   {"bodies",     mjgTEXT,    NULL,    "",      0,    0,         0, 0, OFF(has_bodies), NULL},
   {"sdf_cell",   mjgREAL,    NULL,    "m",     0,    1,         1, OFF(sdf_cell), OFF(has_sdf_cell),
    NULL},
@@ -292,6 +295,16 @@ const char* mjg_config_value(const mjModel* m, int instance, const char* key) {
   return (v && !mjg_blank(v)) ? v : NULL;
 }
 
+// the most grains whose plugin_state MuJoCo can count, in a model of nbody bodies
+static int max_state_grains(int nbody) {
+  int lo = 0, hi = 1 << 26;
+  while (lo < hi) {
+    int mid = lo + (hi - lo + 1) / 2;
+    if (mjg_state_size(mid, nbody) <= INT_MAX) lo = mid; else hi = mid - 1;
+  }
+  return lo;
+}
+
 int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, int size) {
   memset(cfg, 0, sizeof(*cfg));
   if (msg && size > 0) msg[0] = 0;
@@ -361,6 +374,17 @@ int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, i
       return mjg_config_refuse(msg, size, "fill", fill_text, why);
     }
     if (!count_given) cfg->count = (int)need;
+  }
+
+  // a plugin_state MuJoCo can count (an int)
+  size_t state_size = mjg_state_size(cfg->count, m->nbody);
+  if (state_size > INT_MAX) {
+    const char* key = count_given ? "count" : cfg->has_fill ? "fill" : "bed_file";
+    char why[256];
+    snprintf(why, sizeof(why), "needs a plugin_state of %zu numbers for %d grains, more than "
+             "MuJoCo's limit of %d; at most %d grains fit", state_size, cfg->count, INT_MAX,
+             max_state_grains(m->nbody));
+    return mjg_config_refuse(msg, size, key, mjg_config_value(m, instance, key), why);
   }
 
   // dem: a substep that resolves the contacts of the smallest grains unless told
@@ -448,6 +472,7 @@ void mjg_config_params(const mjgConfig* cfg, double dt, const mjtNum gravity[3],
     p->cyclic_z[1] = (float)cfg->cyclic_z[1];
   }
   p->deterministic = cfg->deterministic;
+  p->device = cfg->device;
   p->model = cfg->model;
   p->law = cfg->law;
   p->youngs = (float)cfg->youngs;

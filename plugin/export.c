@@ -36,7 +36,6 @@ int mjgranular_state_part(const mjModel* m, int instance, const char* name, long
   long long g = cap;
   struct { const char* name; long long at, length; } parts[] = {
     {"count", MJG_STATE_COUNT, 1},
-    {"stamp", MJG_STATE_STAMP, 1},
     {"version", MJG_STATE_LAYOUT, 1},
     {"model", MJG_STATE_MODEL, 1},
     {"positions", (long long)mjg_state_offset(mjgSTATE_POS, cap, nbody), 3 * g},

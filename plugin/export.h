@@ -22,8 +22,7 @@ MJG_EXPORT double mjgranular_radius(const mjModel* m, int instance);
 MJG_EXPORT double mjgranular_timestep(const mjModel* m, int instance);
 
 // Where part `name` of instance `instance`'s plugin_state block lies (state.h): its offset from
-// the block's start and its length, in mjtNums. Names: "count", "stamp", "version", "model",
-// "positions",
+// the block's start and its length, in mjtNums. Names: "count", "version", "model", "positions",
 // "velocities", "angular_velocities", "radii", "wrenches", "contacts"; also "grain_capacity"
 // (offset 0, length: the capacity). 0 on success, -1 for an unknown name or an instance that is
 // not a valid terrain.

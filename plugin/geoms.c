@@ -98,7 +98,7 @@ int mjg_mesh_grids_build(const mjModel* m, const mjgConfig* cfg, const int* need
                  "raise sdf_cell", cfg->sdf_cell, name, nodes, GRN_SDF_MAX_NODES);
       } else if (msg && size > 0) {
         snprintf(msg, size, MJG_PLUGIN_NAME ": mesh '%s' (%d vertices, %d faces) gives no signed "
-                 "distance grid: %s", name, nvert, nface, grn_status_string(st));
+                 "distance grid: %s", name, nvert, nface, grn_status_message(st));
       }
       mjg_mesh_grids_free(out);
       return -1;

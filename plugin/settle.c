@@ -133,7 +133,7 @@ static int settle(const mjgSettleInput* in, mjgBed* out, char* why, int size) {
     for (int k = 0; k < in->nstep && st == grnOK; k++) st = grn_advance(in->solver, in->nsub);
     if (st == grnOK) st = mjg_transfer_download(in->solver, state, cap, nbody, stage, wrench);
     if (st != grnOK) {
-      snprintf(why, size, "settling failed: %s", grn_status_string(st));
+      snprintf(why, size, "settling failed: %s", grn_status_message(st));
       fail = 1;
     }
   }

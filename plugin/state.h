@@ -3,9 +3,7 @@
 //
 //   offset                    size        content
 //   0                         1           grain count n (0 <= n <= capacity)
-//   1                         1           gpu only (0 on the cpu): stamp of the last advance;
-//                                         the upload is skipped while it is unchanged (set it
-//                                         to 0 after writing grains into the state by hand)
+//   1                         1           reserved (0)
 //   2                         1           layout version (MJG_STATE_VERSION)
 //   3                         1           contact model of the contact state (grnModel: 0
 //                                         projected jacobi, 1 dem)
@@ -36,13 +34,13 @@
 
 // header slots
 #define MJG_STATE_COUNT 0
-#define MJG_STATE_STAMP 1
+#define MJG_STATE_RESERVED 1
 #define MJG_STATE_LAYOUT 2
 #define MJG_STATE_MODEL 3
 
 // mjtNums holding the contact state of capacity cap
-static inline int mjg_state_contact_size(int cap) {
-  return (int)((grn_contact_state_bytes(cap) + sizeof(mjtNum) - 1) / sizeof(mjtNum));
+static inline size_t mjg_state_contact_size(int cap) {
+  return (grn_contact_state_bytes(cap) + sizeof(mjtNum) - 1) / sizeof(mjtNum);
 }
 
 // the parts of the block after the header, in order, with their lengths per grain or per body
@@ -65,9 +63,10 @@ static inline size_t mjg_state_offset(mjgStatePart part, int cap, int nbody) {
   return at;
 }
 
-// number of mjtNums of an instance with capacity cap in a model with nbody bodies
-static inline int mjg_state_size(int cap, int nbody) {
-  return (int)mjg_state_offset(mjgSTATE_CONTACTS, cap, nbody) + mjg_state_contact_size(cap);
+// number of mjtNums of an instance with capacity cap in a model with nbody bodies (MuJoCo counts
+// a plugin's state in an int: the config refuses a capacity whose state would not fit)
+static inline size_t mjg_state_size(int cap, int nbody) {
+  return mjg_state_offset(mjgSTATE_CONTACTS, cap, nbody) + mjg_state_contact_size(cap);
 }
 
 // grain positions (cap x 3)

@@ -16,6 +16,7 @@
 #include "boundaries.h"
 #include "settle.h"
 #include "state.h"
+#include "state_hash.h"
 #include "transfer.h"
 
 //---------------------------------- helpers -------------------------------------------------------
@@ -69,27 +70,24 @@ static grnStatus ensure_solver(mjgTerrain* t, const mjModel* m, int* nsub) {
   }
   grn_destroy(t->solver);
   t->solver = solver;
+  t->downloaded = 0;
   t->solver_dt = dt;
   memcpy(t->solver_gravity, g, sizeof(g));
   return grnOK;
 }
 
 // the backend that `auto` chose, said once per process on stderr
+// (and, once, as a warning when it fell back to the cpu although a device was usable)
 static void report_backend(const mjgTerrain* t) {
-  static atomic_int reported = 0;
+  static atomic_int reported = 0, fell_back = 0;
+  const char* note = grn_backend_note(t->solver);
+  if (note[0] && !atomic_exchange(&fell_back, 1)) {
+    mju_warning(MJG_PLUGIN_NAME ": config key 'backend' = 'auto': %s", note);
+  }
   if (t->cfg.backend != grnBACKEND_AUTO || atomic_exchange(&reported, 1)) return;
   grnBackend used = grn_backend(t->solver);
   fprintf(stderr, MJG_PLUGIN_NAME ": backend auto uses %s%s%s\n", grn_backend_name(used),
           used == grnBACKEND_CPU ? "; cuda: " : ", ", grn_cuda_info());
-}
-
-// a stamp no other instance in this process writes: the upper bits number the instance, the
-// lower count its downloads (exact in a double up to 2^53)
-static double next_stamp(mjgTerrain* t) {
-  static atomic_llong instances = 0;
-  if (!t->stamp_id) t->stamp_id = atomic_fetch_add(&instances, 1) + 1;
-  t->stamp_count = (t->stamp_count + 1) & ((1ll << 24) - 1);
-  return (double)(t->stamp_id % (1ll << 28)) * (double)(1ll << 24) + (double)t->stamp_count;
 }
 
 static void terrain_free(mjgTerrain* t) {
@@ -140,7 +138,7 @@ static int make_bed(mjgTerrain* t, const mjModel* m, mjData* d, int instance, ch
   mjg_bed_write(t->bed, t->nbody, state);
   grnStatus st = mjg_transfer_upload(t->solver, state, t->cap, t->nbody, t->own.n, t->stage);
   if (st != grnOK) {
-    snprintf(why, sizeof(why), "the solver refuses the bed: %s%s", grn_status_string(st),
+    snprintf(why, sizeof(why), "the solver refuses the bed: %s%s", grn_status_message(st),
              st == grnERR_ARG ? " (a radius beyond key 'radius', or a contact state that does "
                                 "not fit its grains)" : "");
     return refuse_key(m, instance, path ? "bed_file" : "fill", why, msg, size);
@@ -168,8 +166,8 @@ static int make_bed(mjgTerrain* t, const mjModel* m, mjData* d, int instance, ch
 int mjg_terrain_nstate(const mjModel* m, int instance) {
   // a bad config is refused by init (called when the model compiles); size it empty until then
   mjgConfig cfg;
-  if (mjg_config_read(m, instance, &cfg, NULL, 0)) return mjg_state_size(0, m->nbody);
-  return mjg_state_size(cfg.count, m->nbody);
+  if (mjg_config_read(m, instance, &cfg, NULL, 0)) return (int)mjg_state_size(0, m->nbody);
+  return (int)mjg_state_size(cfg.count, m->nbody);
 }
 
 int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
@@ -182,8 +180,8 @@ int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
     return -1;
   }
   if (mjg_config_warning(&cfg, msg, sizeof(msg))) mju_warning("%s", msg);
-  if (m->plugin_statenum[instance] != mjg_state_size(cfg.count, m->nbody)) {
-    mju_warning(MJG_PLUGIN_NAME ": plugin_state has %d numbers, the config needs %d",
+  if ((size_t)m->plugin_statenum[instance] != mjg_state_size(cfg.count, m->nbody)) {
+    mju_warning(MJG_PLUGIN_NAME ": plugin_state has %d numbers, the config needs %zu",
                 m->plugin_statenum[instance], mjg_state_size(cfg.count, m->nbody));
     return -1;
   }
@@ -258,12 +256,16 @@ int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
   int nsub;
   grnStatus st = ensure_solver(t, m, &nsub);
   if (st != grnOK) {
-    if (st == grnERR_UNAVAILABLE || st == grnERR_NO_DEVICE || st == grnERR_DEVICE) {
+    if (st == grnERR_NO_DEVICE && grn_cuda_usable() == grnOK) {
+      // cuda works, but not on the device asked for
+      mju_warning(MJG_PLUGIN_NAME ": config key 'device' = '%d': %s", t->cfg.device,
+                  grn_status_message(st));
+    } else if (st == grnERR_UNAVAILABLE || st == grnERR_NO_DEVICE || st == grnERR_DEVICE) {
       mju_warning(MJG_PLUGIN_NAME ": config key 'backend' = '%s': %s (%s)",
-                  grn_backend_name(t->cfg.backend), grn_status_string(st), grn_cuda_info());
+                  grn_backend_name(t->cfg.backend), grn_status_message(st), grn_cuda_info());
     } else {
       mju_warning(MJG_PLUGIN_NAME ": could not create the granular solver: %s",
-                  grn_status_string(st));
+                  grn_status_message(st));
     }
     terrain_free(t);
     return -1;
@@ -301,7 +303,7 @@ static void advance_failed(mjgTerrain* t, double time, const char* why, grnStatu
   if (t->failing) return;
   t->failing = 1;
   mju_warning(MJG_PLUGIN_NAME ": %s%s%s at time %g; grains not advanced, state left as is", why,
-              st != grnOK ? ": " : "", st != grnOK ? grn_status_string(st) : "", time);
+              st != grnOK ? ": " : "", st != grnOK ? grn_status_message(st) : "", time);
 }
 
 void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
@@ -325,11 +327,14 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
     return;
   }
 
-  // grains from plugin_state into the solver: on a gpu, skipped when the state is still the one
-  // this instance wrote at its last download (its stamp), so plain stepping pays no upload
+  // grains from plugin_state into the solver: on a gpu, skipped when the state is bit for bit
+  // the one this instance downloaded last (its hash), so plain stepping pays no upload; a state
+  // written, restored or copied in from anywhere else differs and is uploaded
   int on_gpu = grn_backend(t->solver) == grnBACKEND_CUDA;
-  int fresh = on_gpu && t->stamp_id && state[MJG_STATE_STAMP] == t->last_stamp &&
-              n == grn_count(t->solver);
+  size_t size = mjg_state_size(t->cap, t->nbody);
+  int fresh = on_gpu && t->downloaded && n == grn_count(t->solver) &&
+              mjg_state_hash(state, size) == t->download_hash;
+  t->downloaded = 0;  // until this advance's download succeeds
   if (!fresh) {
     st = mjg_transfer_upload(t->solver, state, t->cap, t->nbody, n, t->stage);
     if (st == grnERR_NONFINITE) {
@@ -373,7 +378,10 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
     advance_failed(t, d->time, "granular solver", st);
     return;
   }
-  if (on_gpu) t->last_stamp = state[MJG_STATE_STAMP] = next_stamp(t);
+  if (on_gpu) {
+    t->download_hash = mjg_state_hash(state, size);
+    t->downloaded = 1;
+  }
 
   // two-way: the bodies take the grains' impulse and the motion it gave them
   if (t->cfg.two_way) {

@@ -3,6 +3,8 @@
 #ifndef MJGRANULAR_PLUGIN_TERRAIN_H_
 #define MJGRANULAR_PLUGIN_TERRAIN_H_
 
+#include <stdint.h>
+
 #include <mujoco/mujoco.h>
 
 #include "bed.h"
@@ -34,9 +36,9 @@ typedef struct mjgTerrain_ {
   double* impint;           // two-way: impulse integrals read from the solver   (nbody x 6)
   mjtNum* step_matrix;      // two-way: factor of the integrator's M + h D       (nv x nv)
   mjtNum* qacc;             // two-way: acceleration the integrator applied      (nv)
-  long long stamp_id;       // this instance's number in the process, 0 until its first stamp
-  long long stamp_count;    // downloads so far (mod 2^24)
-  double last_stamp;        // stamp written with the last download into plugin_state
+  int downloaded;           // gpu: 1 when the solver holds the state of the last download,
+                            // 0 before it and after any failure (the next advance uploads)
+  uint64_t download_hash;   // gpu: mjg_state_hash of plugin_state after the last download
   int failing;              // 1 while advance keeps failing (warn once per run of failures)
   int capped;               // 1 once the scene-budget note was given
 } mjgTerrain;

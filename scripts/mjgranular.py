@@ -110,7 +110,7 @@ def library():
 
 def state_part(model, instance, name):
     """(offset, length) in mjtNums of part `name` of terrain instance `instance`'s plugin_state
-    block, as the library lays it out: count, stamp, version, positions, velocities,
+    block, as the library lays it out: count, version, model, positions, velocities,
     angular_velocities, radii, wrenches, contacts, grain_capacity."""
     offset, length = ctypes.c_longlong(), ctypes.c_longlong()
     if library().mjgranular_state_part(model._address, instance, name.encode(),

@@ -417,7 +417,7 @@ def run_mjgranular(sc, pos0, mu_r, a, work):
             "why": " / ".join(str(e).strip().splitlines())}
   d = mujoco.MjData(m)
   g = mjgranular.grains(m, d)
-  # the shared initial grains, at rest, written into the empty bed (stamp 0: the gpu uploads)
+  # the shared initial grains, at rest, written into the empty bed
   g.state[0] = len(pos0)
   g.positions[:] = pos0
   g.velocities[:] = 0

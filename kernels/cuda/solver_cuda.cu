@@ -39,26 +39,71 @@ typedef struct grnCuda_ {
 
 //---------------------------------- errors --------------------------------------------------------
 
-// status of a failed cuda call; clears the error so later checks see only their own
-static grnStatus cuda_fail(cudaError_t err) {
+// status of a failed cuda call, recorded with the call and cuda's words for grn_status_message;
+// clears the error so later checks see only their own
+static grnStatus cuda_fail(cudaError_t err, const char* call) {
   cudaGetLastError();
+  grnStatus st;
   switch (err) {
     case cudaSuccess: return grnOK;
-    case cudaErrorMemoryAllocation: return grnERR_MEMORY;
+    case cudaErrorMemoryAllocation: st = grnERR_MEMORY; break;
     case cudaErrorNoDevice:
+    case cudaErrorInvalidDevice:
     case cudaErrorInsufficientDriver:
     case cudaErrorNoKernelImageForDevice:
-    case cudaErrorDevicesUnavailable: return grnERR_NO_DEVICE;
-    default: return grnERR_DEVICE;
+    case cudaErrorDevicesUnavailable: st = grnERR_NO_DEVICE; break;
+    default: st = grnERR_DEVICE;
   }
+  char text[200];
+  snprintf(text, sizeof(text), "%.60s: %.100s (%.30s)", call, cudaGetErrorString(err),
+           cudaGetErrorName(err));
+  grn_set_device_error(st, text);
+  return st;
+}
+
+// the name of a cuda call in its failure message: the function, without its arguments
+static const char* cuda_call_name(const char* call, char* buf, size_t size) {
+  size_t n = strcspn(call, "(");
+  snprintf(buf, size, "%.*s", (int)(n < size ? n : size - 1), call);
+  return buf;
 }
 
 // return the status of a failed cuda call from the enclosing function
-#define GRN_CUDA_TRY(call)                          \
-  do {                                              \
-    cudaError_t grn_err_ = (call);                  \
-    if (grn_err_ != cudaSuccess) return cuda_fail(grn_err_); \
+#define GRN_CUDA_TRY(call)                                                    \
+  do {                                                                        \
+    cudaError_t grn_err_ = (call);                                            \
+    if (grn_err_ != cudaSuccess) {                                            \
+      char grn_name_[64];                                                     \
+      return cuda_fail(grn_err_, cuda_call_name(#call, grn_name_, sizeof(grn_name_))); \
+    }                                                                         \
   } while (0)
+
+// the solver's device made current for one backend call, the caller's restored after it (a
+// host thread may drive solvers on several devices, and its own cuda code keeps its device)
+class grnDeviceScope {
+ public:
+  explicit grnDeviceScope(int device) {
+    err_ = cudaGetDevice(&previous_);
+    if (err_ == cudaSuccess && previous_ != device) {
+      err_ = cudaSetDevice(device);
+      changed_ = err_ == cudaSuccess;
+    }
+  }
+  ~grnDeviceScope() {
+    if (changed_) cudaSetDevice(previous_);
+  }
+  cudaError_t status() const { return err_; }
+
+ private:
+  int previous_ = 0;
+  bool changed_ = false;
+  cudaError_t err_;
+};
+
+// the enclosing backend call runs on g's device; returns the status when it cannot be made current
+#define GRN_CUDA_ON_DEVICE(g)                    \
+  grnDeviceScope grn_scope_((g)->device);       \
+  GRN_CUDA_TRY(grn_scope_.status())
 
 //---------------------------------- usability -----------------------------------------------------
 
@@ -160,7 +205,7 @@ static void cuda_destroy(grnSolver* s) {
   grnCuda* g = (grnCuda*)s->impl;
   if (!g) return;
   // errors are ignored here: after a device fault these all fail, and there is nothing to undo
-  cudaSetDevice(g->device);
+  grnDeviceScope scope(g->device);
   if (g->stream) cudaStreamSynchronize(g->stream);
   for (int a = 0; a < grn_nsolver_arrays; a++) {
     void* p = *grn_array_field(&g->d, grn_solver_arrays + a);
@@ -189,7 +234,7 @@ static grnStatus cuda_alloc(grnCuda* g, void** ptr, size_t bytes) {
   cudaError_t err = cudaMalloc(ptr, bytes);
   if (err != cudaSuccess) {
     *ptr = NULL;
-    return cuda_fail(err);
+    return cuda_fail(err, "cudaMalloc");
   }
   g->bytes += bytes;
   GRN_CUDA_TRY(cudaMemsetAsync(*ptr, 0, bytes, g->stream));
@@ -203,9 +248,10 @@ static grnStatus cuda_create_arrays(grnSolver* s, grnCuda* g) {
   size_t nshape = s->params.max_shapes > 0 ? (size_t)s->params.max_shapes : 1;
   d->cap = (int)cap;
   d->hash_size = (unsigned)s->params.hash_size;
-  // pairs: half the slots (each pair fills a slot in both grains); more are dropped as overflow.
-  // one loop solves no pairs
-  d->cp_cap = s->params.one_loop ? 0 : (int)(GRN_MAX_PAIRS / 2 * cap);
+  // pairs: as many as the slots (a pair fills one or two), the most the cpu backend grows to, so
+  // that no pair is ever dropped and both backends solve the same pairs without the host
+  // reading the count mid-substep. one loop solves no pairs
+  d->cp_cap = s->params.one_loop ? 0 : (int)(GRN_MAX_PAIRS * cap);
   g->scan_bytes = grn_cuda_scan_bytes((int)cap);
   g->out_bytes = 6 * nbody * sizeof(double) + 4 * sizeof(int);
 
@@ -248,15 +294,42 @@ static grnStatus cuda_create_arrays(grnSolver* s, grnCuda* g) {
   return grnOK;
 }
 
+// the params' device, checked: it exists, takes work and runs this build's kernels
+static grnStatus cuda_check_device(int device) {
+  int count = 0;
+  GRN_CUDA_TRY(cudaGetDeviceCount(&count));
+  char text[200];
+  if (device >= count) {
+    snprintf(text, sizeof(text), "cuda device %d asked for; this machine has %d (0 to %d)", device,
+             count, count - 1);
+    grn_set_device_error(grnERR_NO_DEVICE, text);
+    return grnERR_NO_DEVICE;
+  }
+  int mode = cudaComputeModeDefault;
+  GRN_CUDA_TRY(cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, device));
+  if (mode == cudaComputeModeProhibited) {
+    snprintf(text, sizeof(text), "cuda device %d is in prohibited compute mode", device);
+    grn_set_device_error(grnERR_NO_DEVICE, text);
+    return grnERR_NO_DEVICE;
+  }
+  return grnOK;
+}
+
 static grnStatus cuda_create(grnSolver* s) {
+  grnStatus st = cuda_check_device(s->params.device);
+  if (st != grnOK) return st;
   grnCuda* g = (grnCuda*)calloc(1, sizeof(grnCuda));
   if (!g) return grnERR_MEMORY;
   s->impl = g;
-  cudaError_t err = cudaGetDevice(&g->device);
-  if (err == cudaSuccess) err = cudaSetDevice(g->device);
-  if (err == cudaSuccess) err = cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking);
-  if (err != cudaSuccess) g->stream = NULL;
-  grnStatus st = err == cudaSuccess ? cuda_create_arrays(s, g) : cuda_fail(err);
+  g->device = s->params.device;
+  {
+    grnDeviceScope scope(g->device);
+    cudaError_t err = scope.status();
+    if (err == cudaSuccess) err = grn_cuda_check_image();
+    if (err == cudaSuccess) err = cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking);
+    if (err != cudaSuccess) g->stream = NULL;
+    st = err == cudaSuccess ? cuda_create_arrays(s, g) : cuda_fail(err, "cuda_create");
+  }
   if (st != grnOK) cuda_destroy(s);  // create cleans up after itself
   return st;
 }
@@ -266,7 +339,7 @@ static grnStatus cuda_create(grnSolver* s) {
 static grnStatus cuda_set_grains(grnSolver* s, int n, const float* pos, const float* vel) {
   grnCuda* g = (grnCuda*)s->impl;
   size_t bytes = 3 * (size_t)n * sizeof(float);
-  GRN_CUDA_TRY(cudaSetDevice(g->device));
+  GRN_CUDA_ON_DEVICE(g);
   if (n > 0) {
     GRN_CUDA_TRY(cudaMemcpyAsync(g->d.pos, pos, bytes, cudaMemcpyHostToDevice, g->stream));
     if (vel) {
@@ -288,7 +361,7 @@ static grnStatus cuda_set_grains(grnSolver* s, int n, const float* pos, const fl
 static grnStatus cuda_write(grnSolver* s, const grnArrayDesc* a, size_t first, const void* host,
                             size_t bytes) {
   grnCuda* g = (grnCuda*)s->impl;
-  GRN_CUDA_TRY(cudaSetDevice(g->device));
+  GRN_CUDA_ON_DEVICE(g);
   char* dev = (char*)*grn_array_field(&g->d, a) + first;
   GRN_CUDA_TRY(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, g->stream));
   GRN_CUDA_TRY(cudaStreamSynchronize(g->stream));
@@ -298,7 +371,7 @@ static grnStatus cuda_write(grnSolver* s, const grnArrayDesc* a, size_t first, c
 static grnStatus cuda_read(const grnSolver* s, const grnArrayDesc* a, size_t first, void* host,
                            size_t bytes) {
   grnCuda* g = (grnCuda*)s->impl;
-  GRN_CUDA_TRY(cudaSetDevice(g->device));
+  GRN_CUDA_ON_DEVICE(g);
   const char* dev = (const char*)*grn_array_field(&g->d, a) + first;
   GRN_CUDA_TRY(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, g->stream));
   GRN_CUDA_TRY(cudaStreamSynchronize(g->stream));
@@ -321,7 +394,7 @@ static grnStatus cuda_reserve_grids(grnCuda* g, int count) {
     if (err == cudaSuccess) err = cudaFree(g->grids);
     if (err != cudaSuccess) {
       cudaFree(grids);
-      return cuda_fail(err);
+      return cuda_fail(err, "cudaFree of the old grid views");
     }
   }
   g->bytes += (size_t)(cap - g->grid_cap) * sizeof(grnGridView);
@@ -334,7 +407,7 @@ static grnStatus cuda_add_grid(grnSolver* s, int id) {
   grnCuda* g = (grnCuda*)s->impl;
   const grnGridView* host = s->grids + id;
   size_t bytes = (size_t)host->nx * host->ny * host->nz * sizeof(float);
-  GRN_CUDA_TRY(cudaSetDevice(g->device));
+  GRN_CUDA_ON_DEVICE(g);
   grnStatus st = cuda_reserve_grids(g, id + 1);
   if (st != grnOK) return st;
 
@@ -354,7 +427,7 @@ static grnStatus cuda_add_grid(grnSolver* s, int id) {
   if (err != cudaSuccess) {
     g->grid_views[id].values = NULL;
     cudaFree(values);
-    return cuda_fail(err);
+    return cuda_fail(err, "copying a distance grid to the device");
   }
   g->bytes += bytes;
   return grnOK;
@@ -368,7 +441,7 @@ static grnStatus cuda_substep(grnSolver* s) {
   const grnConsts* k = &s->consts;
   cudaStream_t stream = g->stream;
   int nbody = s->params.max_bodies, iterations = s->params.iterations;
-  GRN_CUDA_TRY(cudaSetDevice(g->device));
+  GRN_CUDA_ON_DEVICE(g);
   cudaGetLastError();  // a stale error from other code must not fail this substep
 
   // shapes at this substep's pose in (shapes_host is free: the last substep waited for its copy)
@@ -468,7 +541,7 @@ static grnStatus cuda_find_pairs(grnSolver* s, int* pairs, int max, int* npairs)
   int n = d->n;
   *npairs = 0;
   if (n == 0) return grnOK;
-  GRN_CUDA_TRY(cudaSetDevice(g->device));
+  GRN_CUDA_ON_DEVICE(g);
   GRN_CUDA_TRY(grn_cuda_clear_heads(d, g->stream));
   GRN_CUDA_TRY(grn_cuda_hash_insert(d, k->inv_cell, g->stream));
 
@@ -506,7 +579,7 @@ static grnStatus cuda_find_pairs(grnSolver* s, int* pairs, int max, int* npairs)
                             g->stream);
     }
     if (err == cudaSuccess) err = cudaStreamSynchronize(g->stream);
-    if (err != cudaSuccess) st = cuda_fail(err);
+    if (err != cudaSuccess) st = cuda_fail(err, "copying the hash to the host");
   }
 
   // each pair once, as (i < j), in order of i then j

@@ -5,12 +5,12 @@
 #include <cstring>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "granular.h"
-#include "grn_solver.h"  // grn_cuda_usable
 #include "grn_test_util.h"
 
 namespace {
@@ -347,18 +347,70 @@ TEST(CudaBackend, UnorderedAgreesWithOrderedToRounding) {
   ExpectAgreeToRounding(a.get(), b.get(), bed);
 }
 
+// the device filled with valid solvers (capacities within the params' limit) until one does not
+// fit: that one is grnERR_MEMORY, naming the failed call; auto then falls back to the cpu saying
+// why; and all memory comes back (the same solvers fit again afterwards)
 TEST(CudaBackend, OutOfMemoryIsAStatus) {
   SKIP_WITHOUT_CUDA();
+  std::vector<SolverPtr> held;
+  int smallest = 0;
+  for (int capacity : {1 << 24, 1 << 20, 1 << 16}) {
+    grnParams p = BedParams();
+    p.capacity = capacity;
+    grnStatus st = grnOK;
+    for (int k = 0; k < 64 && st == grnOK; k++) {
+      grnSolver* s = nullptr;
+      st = grn_create(&p, grnBACKEND_CUDA, &s);
+      EXPECT_EQ(st == grnOK, s != nullptr);
+      if (s) held.emplace_back(s);
+    }
+    ASSERT_EQ(st, grnERR_MEMORY) << grn_status_message(st);
+    EXPECT_NE(std::string(grn_status_message(st)).find("out of memory"), std::string::npos)
+        << grn_status_message(st);
+    smallest = capacity;
+  }
+  size_t filled = held.size();
+
+  // auto: the cpu, with a note; an explicit cuda request stays refused
   grnParams p = BedParams();
-  p.capacity = 1 << 28;  // about 140 GB of device arrays
+  p.capacity = smallest;
   grnSolver* s = nullptr;
-  grnStatus st = grn_create(&p, grnBACKEND_CUDA, &s);
-  EXPECT_TRUE(st == grnOK || st == grnERR_MEMORY) << grn_status_string(st);
-  EXPECT_EQ(st == grnOK, s != nullptr);
-  grn_destroy(s);
-  // the device is still usable afterwards
+  ASSERT_EQ(grn_create(&p, grnBACKEND_AUTO, &s), grnOK);
+  SolverPtr fallback(s);
+  EXPECT_EQ(grn_backend(s), grnBACKEND_CPU);
+  EXPECT_NE(std::string(grn_backend_note(s)).find("out of memory"), std::string::npos)
+      << grn_backend_note(s);
+  fallback.reset();
+
+  // everything freed: as many solvers fit again, and a small one runs
+  held.clear();
+  for (int capacity : {1 << 24, 1 << 20}) {
+    p.capacity = capacity;
+    s = nullptr;
+    EXPECT_EQ(grn_create(&p, grnBACKEND_CUDA, &s), grnOK) << capacity;
+    grn_destroy(s);
+  }
+  EXPECT_GT(filled, 2u);
   SolverPtr ok = Make(BedParams(), grnBACKEND_CUDA);
-  EXPECT_TRUE(ok);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(grn_advance(ok.get(), 2), grnOK);
+}
+
+// an index the machine lacks is refused as no device, naming the index and the count
+TEST(CudaBackend, AMissingDeviceIndexIsRefused) {
+  SKIP_WITHOUT_CUDA();
+  grnParams p = BedParams();
+  p.device = 1000;
+  grnSolver* s = nullptr;
+  EXPECT_EQ(grn_create(&p, grnBACKEND_CUDA, &s), grnERR_NO_DEVICE);
+  EXPECT_EQ(s, nullptr);
+  EXPECT_NE(std::string(grn_status_message(grnERR_NO_DEVICE)).find("1000"), std::string::npos)
+      << grn_status_message(grnERR_NO_DEVICE);
+  // auto falls back, saying why
+  ASSERT_EQ(grn_create(&p, grnBACKEND_AUTO, &s), grnOK);
+  EXPECT_EQ(grn_backend(s), grnBACKEND_CPU);
+  EXPECT_NE(std::string(grn_backend_note(s)).find("1000"), std::string::npos);
+  grn_destroy(s);
 }
 
 }  // namespace

@@ -58,6 +58,10 @@ TEST(Config, BadValuesAreRefusedNamingTheKey) {
     {"count", "-5", "negative count"},
     {"count", "100000000", "above the solver's 2^26 grains"},
     {"count", "10", "fill larger than count allows"},
+    {"count", "30000000", "a plugin_state beyond MuJoCo's int count"},
+    {"device", "-1", "negative device"},
+    {"device", "0.5", "not an integer"},
+    {"device", "1024", "above the largest index"},
     {"seed", "-1", "negative seed"},
     {"seed", "0x10", "not decimal"},
     {"fill", "-0.04 -0.04 0.005 0.04 0.04", "five numbers"},
@@ -125,6 +129,37 @@ TEST(Config, CudaIsRefusedWhenUnavailable) {
     EXPECT_NE(error.find("'backend'"), std::string::npos) << error;
   } else {
     GTEST_SKIP() << "a cuda device is available";
+  }
+}
+
+// a capacity whose plugin_state MuJoCo cannot count (an int) is refused naming the key and the
+// most grains that fit, which is what the layout allows
+TEST(Config, ThePluginStateSizeLimitIsNamedAndExact) {
+  std::string error;
+  auto small = LoadXml(WithKey("count", "1000"), &error);
+  ASSERT_TRUE(small) << error;
+  long long per_grain = mjg_test::kGrainNums + mjg_test::kContactPerGrain;
+  long long expect = (2147483647ll - mjg_test::kHeader - 6 * small->nbody) / per_grain;
+  EXPECT_FALSE(LoadXml(WithKey("count", "67108864"), &error));
+  EXPECT_NE(error.find("'count'"), std::string::npos) << error;
+  size_t at = error.find("at most ");
+  ASSERT_NE(at, std::string::npos) << error;
+  EXPECT_EQ(std::atoll(error.c_str() + at + 8), expect) << error;
+}
+
+// a device index the machine lacks is refused naming the key
+TEST(Config, AMissingCudaDeviceIsRefusedNamingTheKey) {
+  auto config = mjg_test::SmallBed();
+  config["backend"] = "cuda";
+  std::string error;
+  // without a usable device the backend is what is missing; with one, the index
+  bool cuda = (bool)LoadXml(TerrainXml(config, mjg_test::WalledBox(0.045)), &error);
+  config["device"] = "1000";
+  auto m = LoadXml(TerrainXml(config, mjg_test::WalledBox(0.045)), &error);
+  EXPECT_FALSE(m);
+  EXPECT_NE(error.find(cuda ? "'device'" : "'backend'"), std::string::npos) << error;
+  if (cuda) {
+    EXPECT_NE(error.find("1000"), std::string::npos) << error;
   }
 }
 

@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -238,6 +239,81 @@ TEST(State, TwoDataStepIdentically) {
   DataPtr b(mj_makeData(m.get()));
   for (int i = 0; i < 80; i++) mj_step(m.get(), b.get());
   EXPECT_TRUE(Bitwise(StateCopy(m.get(), a.get()), StateCopy(m.get(), b.get())));
+  EXPECT_TRUE(Bitwise(GetState(m.get(), a.get()), GetState(m.get(), b.get())));
+}
+
+// the next steps after a state is written into plugin_state must start from that state, whoever
+// wrote it: on a gpu the grains stay on the device between steps, and the upload is skipped only
+// for the state the instance downloaded itself. These write in three ways the device's copy could
+// outlive.
+
+// a grain moved by hand (nothing else in the state touched) moves from where it was put
+TEST(State, AGrainWrittenByHandIsWhereTheNextStepStarts) {
+  auto m = Scene();
+  ASSERT_TRUE(m);
+  DataPtr d(mj_makeData(m.get()));
+  for (int i = 0; i < 20; i++) mj_step(m.get(), d.get());
+  auto g = GrainsOf(m.get(), d.get());
+  int top = 0;  // the highest grain: nothing above it within the 2 cm it is lifted
+  for (int i = 1; i < g.n(); i++) top = g.pos(i)[2] > g.pos(top)[2] ? i : top;
+  const double lifted = g.pos(top)[2] + 0.02;
+  g.pos(top)[2] = lifted;
+  for (int k = 0; k < 3; k++) g.vel(top)[k] = 0;
+  mj_step(m.get(), d.get());
+  // one step of free fall from rest: g dt^2 / 2, to within the substeps' discretisation
+  double fall = 9.81 * m->opt.timestep * m->opt.timestep;
+  EXPECT_LE(g.pos(top)[2], lifted);
+  EXPECT_GE(g.pos(top)[2], lifted - fall);
+}
+
+// a step refused for a bad grain leaves the state as it was; restoring the last good state then
+// continues as a fresh mjData set to it does
+TEST(State, AStepRefusedForABadGrainLeavesNothingBehind) {
+  auto m = Scene();
+  ASSERT_TRUE(m);
+  DataPtr d(mj_makeData(m.get())), fresh(mj_makeData(m.get()));
+  for (int i = 0; i < 20; i++) mj_step(m.get(), d.get());
+  auto saved = GetState(m.get(), d.get());
+  auto g = GrainsOf(m.get(), d.get());
+  for (int bad = 0; bad < 2; bad++) {
+    mjg_test::WarningCapture warnings;
+    // a radius above the key's (refused after the positions went in), or a nan velocity
+    if (bad == 0) g.radius(0)[0] = 0.008;
+    if (bad == 1) g.vel(0)[1] = std::nan("");
+    auto before = StateCopy(m.get(), d.get());
+    mj_step(m.get(), d.get());
+    EXPECT_NE(warnings.All().find("grains not advanced"), std::string::npos) << warnings.All();
+    EXPECT_TRUE(Bitwise(StateCopy(m.get(), d.get()), before)) << "bad " << bad;
+    // the good state back, stepped once (a run of failures warns once)
+    mj_setState(m.get(), d.get(), saved.data(), kSpec);
+    mj_step(m.get(), d.get());
+  }
+  mj_setState(m.get(), d.get(), saved.data(), kSpec);
+  mj_setState(m.get(), fresh.get(), saved.data(), kSpec);
+  for (int i = 0; i < 10; i++) {
+    mj_step(m.get(), d.get());
+    mj_step(m.get(), fresh.get());
+  }
+  EXPECT_TRUE(Bitwise(GetState(m.get(), d.get()), GetState(m.get(), fresh.get())));
+}
+
+// a state of another mjData at the same step count, set in, is continued, not the own one
+TEST(State, AnotherRunsStateAtTheSameStepIsContinued) {
+  auto m = Scene();
+  ASSERT_TRUE(m);
+  DataPtr a(mj_makeData(m.get())), b(mj_makeData(m.get()));
+  GrainsOf(m.get(), b.get()).vel(0)[2] = -0.5;  // b's run differs from a's
+  for (int i = 0; i < 20; i++) {
+    mj_step(m.get(), a.get());
+    mj_step(m.get(), b.get());
+  }
+  ASSERT_FALSE(Bitwise(GetState(m.get(), a.get()), GetState(m.get(), b.get())));
+  auto from_a = GetState(m.get(), a.get());
+  mj_setState(m.get(), b.get(), from_a.data(), kSpec);
+  for (int i = 0; i < 10; i++) {
+    mj_step(m.get(), a.get());
+    mj_step(m.get(), b.get());
+  }
   EXPECT_TRUE(Bitwise(GetState(m.get(), a.get()), GetState(m.get(), b.get())));
 }
 
