@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "granular.h"
+#include "grn_solver.h"  // the contact state's layout
 #include "grn_test_util.h"
 
 namespace {
@@ -118,6 +119,31 @@ TEST(SolverCpu, OneLoopGivesTheSameResultsAsSplitPasses) {
   EXPECT_TRUE(SameBits(split.grains.pos, one_loop.grains.pos)) << "positions differ";
   EXPECT_TRUE(SameBits(split.grains.vel, one_loop.grains.vel)) << "velocities differ";
   EXPECT_TRUE(SameBits(split.wrenches, one_loop.wrenches)) << "wrenches differ";
+}
+
+// fewer grains set over a bed in contact: no grain keeps a contact count from before (the counts
+// past the new n included), so the contact state read back is one any solver takes back
+TEST(SolverCpu, FewerGrainsLeaveNoStaleContacts) {
+  SolverPtr s = MakeSolver(Params());
+  ASSERT_TRUE(s);
+  Outcome out;
+  Simulate(s.get(), &out);
+  const int cap = Params().capacity, n = 400;
+  std::vector<char> buf(grn_contact_state_bytes(cap));
+  ASSERT_EQ(grn_get_contacts(s.get(), buf.data()), grnOK);
+  const int* npair =
+      reinterpret_cast<const int*>(buf.data() + grn_contact_offset(grnCONTACT_npair, cap));
+  int touching = 0;
+  for (int i = n; i < cap; i++) touching += npair[i] > 0;
+  ASSERT_GT(touching, 100);  // the bed was in contact past the grains kept
+
+  ASSERT_EQ(grn_set_grains(s.get(), n, out.grains.pos.data(), out.grains.vel.data()), grnOK);
+  ASSERT_EQ(grn_get_contacts(s.get(), buf.data()), grnOK);
+  for (int i = 0; i < cap; i++) ASSERT_EQ(npair[i], 0) << "grain " << i;
+  ASSERT_EQ(grn_advance(s.get(), 5), grnOK);
+  ASSERT_EQ(grn_get_contacts(s.get(), buf.data()), grnOK);
+  for (int i = n; i < cap; i++) ASSERT_EQ(npair[i], 0) << "grain " << i;
+  EXPECT_EQ(grn_set_contacts(s.get(), buf.data()), grnOK);
 }
 
 }  // namespace
