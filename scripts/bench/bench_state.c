@@ -5,12 +5,15 @@
 //   download: grn_get_grains, grn_get_angvel, grn_get_wrenches, grn_get_contacts, float ->
 //             plugin_state
 //   step:     upload, grn_set_shapes, grn_advance over the substeps, download
+//   resident step (the gpu's step): the state's hash checked instead of the upload, then as the
+//             step, then the downloaded state hashed (plugin/state_hash.c, compiled in)
 // each transfer item (and its parts: the solver calls, timed alone) `reps`
 // times and the whole step `steps` times, on a resting bed with its contacts, items interleaved;
 // the fastest and the median call of each (on a loaded machine the fastest is the least
 // disturbed).
 //
 //   bench_state [--grains 50000] [--settle 600] [--reps 50] [--steps 10] [--substeps 4]
+//               [--backend cpu|cuda]
 //   thread count: OMP_NUM_THREADS
 #define _DEFAULT_SOURCE  // getloadavg, clock_gettime
 #include <omp.h>
@@ -18,6 +21,7 @@
 
 #include "bench_bed.h"
 #include "state.h"
+#include "state_hash.h"
 #include "transfer.h"
 
 #define NBODY 2                   // wrench slots: the world and one body
@@ -29,11 +33,18 @@ typedef struct Options_ {
   int reps;                   // timed calls per transfer item
   int steps;                  // timed whole steps
   int substeps;               // substeps per step (opt.timestep 2 ms / timestep 5e-4 s: 4)
+  grnBackend backend;         // the solver's backend
 } Options;
 
 static int parse_args(int argc, char** argv, Options* o) {
-  *o = (Options){50000, 600, 50, 10, 4};
+  *o = (Options){50000, 600, 50, 10, 4, grnBACKEND_CPU};
   for (int i = 1; i + 1 < argc; i += 2) {
+    if (!strcmp(argv[i], "--backend")) {
+      if (!strcmp(argv[i + 1], "cpu")) o->backend = grnBACKEND_CPU;
+      else if (!strcmp(argv[i + 1], "cuda")) o->backend = grnBACKEND_CUDA;
+      else return 0;
+      continue;
+    }
     char* end;
     long v = strtol(argv[i + 1], &end, 10);
     if (*end || v < 1) return 0;
@@ -62,15 +73,27 @@ typedef struct Bench_ {
   float *pos, *vel;           // its positions and velocities (cap x 3 each)
   double* wrench;             // staging (NBODY x 6)
   grnShape walls[BENCH_NWALL];
+  uint64_t hash;              // the hashes' xor (kept, so no call is optimised away)
 } Bench;
 
 typedef enum Item_ {
-  UPLOAD = 0, SET_GRAINS, SET_CONTACTS, DOWNLOAD, GET_GRAINS, GET_CONTACTS, STEP, NITEM
+  UPLOAD = 0, SET_GRAINS, SET_CONTACTS, DOWNLOAD, GET_GRAINS, GET_CONTACTS, HASH, STEP,
+  RESIDENT_STEP, NITEM
 } Item;
 
 static const char* kNames[NITEM] = {
   "upload", "  grn_set_grains", "  grn_set_contacts", "download", "  grn_get_grains",
-  "  grn_get_contacts", "whole step"};
+  "  grn_get_contacts", "state hash", "whole step", "resident step (gpu)"};
+
+// advance the substeps from the solver's own grains and download them into the state
+static grnStatus advance_download(Bench* b) {
+  grnStatus st = grn_set_shapes(b->solver, BENCH_NWALL, b->walls);
+  if (st == grnOK) st = grn_advance(b->solver, b->substeps);
+  if (st == grnOK) {
+    st = mjg_transfer_download(b->solver, b->state, b->cap, NBODY, b->stage, b->wrench);
+  }
+  return st;
+}
 
 // one call of an item; its status
 static grnStatus run(Bench* b, Item item) {
@@ -88,13 +111,16 @@ static grnStatus run(Bench* b, Item item) {
       return grn_get_grains(b->solver, b->pos, b->vel);
     case GET_CONTACTS:
       return grn_get_contacts(b->solver, mjg_state_contacts(b->state, b->cap, NBODY));
+    case HASH:
+      b->hash ^= mjg_state_hash(b->state, mjg_state_size(b->cap, NBODY));
+      return grnOK;
     case STEP:
       st = mjg_transfer_upload(b->solver, b->state, b->cap, NBODY, b->n, b->stage);
-      if (st == grnOK) st = grn_set_shapes(b->solver, BENCH_NWALL, b->walls);
-      if (st == grnOK) st = grn_advance(b->solver, b->substeps);
-      if (st == grnOK) {
-        st = mjg_transfer_download(b->solver, b->state, b->cap, NBODY, b->stage, b->wrench);
-      }
+      return st == grnOK ? advance_download(b) : st;
+    case RESIDENT_STEP:
+      b->hash ^= mjg_state_hash(b->state, mjg_state_size(b->cap, NBODY));
+      st = advance_download(b);
+      b->hash ^= mjg_state_hash(b->state, mjg_state_size(b->cap, NBODY));
       return st;
     case NITEM:
       break;
@@ -106,7 +132,7 @@ int main(int argc, char** argv) {
   Options o;
   if (!parse_args(argc, argv, &o)) {
     fprintf(stderr, "usage: bench_state [--grains 50000] [--settle 600] [--reps 50] "
-                    "[--steps 10] [--substeps 4]\n");
+                    "[--steps 10] [--substeps 4] [--backend cpu|cuda]\n");
     return 2;
   }
   Bench b;
@@ -119,9 +145,9 @@ int main(int argc, char** argv) {
   p.max_bodies = NBODY;
   int nthread = omp_get_max_threads();
   size_t state_size = mjg_state_size(b.cap, NBODY);
-  printf("mjgranular state upload / download, cpu backend: %d grains, %d openmp threads, "
+  printf("mjgranular state upload / download, %s backend: %d grains, %d openmp threads, "
          "%d substeps per step\nplugin_state block: %zu mjtNums (%.1f MB), of which contact "
-         "state %.1f MB\n", b.n, nthread, b.substeps, state_size, state_size * 8e-6,
+         "state %.1f MB\n", grn_backend_name(o.backend), b.n, nthread, b.substeps, state_size, state_size * 8e-6,
          mjg_state_contact_size(b.cap) * 8e-6);
   bench_print_load("before", omp_get_num_procs());
 
@@ -134,16 +160,18 @@ int main(int argc, char** argv) {
   b.vel = b.stage + 3 * (size_t)b.cap;
   if (bench_settled_bed(&p, b.n, o.settle, 1, b.pos, b.vel)) return 1;
   bench_container(b.n, p.radius, p.friction, b.walls);
-  grnStatus st = grn_create(&p, grnBACKEND_CPU, &b.solver);
+  grnStatus st = grn_create(&p, o.backend, &b.solver);
   if (st == grnOK) st = grn_set_grains(b.solver, b.n, b.pos, b.vel);
   if (st == grnOK) st = grn_set_shapes(b.solver, BENCH_NWALL, b.walls);
   if (st == grnOK) st = grn_advance(b.solver, b.substeps);
   b.state[MJG_STATE_COUNT] = b.n;
+  mjtNum* radius = mjg_state_radius(b.state, b.cap);  // the upload checks each grain's radius
+  for (int i = 0; i < b.n; i++) radius[i] = p.radius;
   if (st == grnOK) {
     st = mjg_transfer_download(b.solver, b.state, b.cap, NBODY, b.stage, b.wrench);
   }
   if (st != grnOK) {
-    fprintf(stderr, "bench_state: %s\n", grn_status_string(st));
+    fprintf(stderr, "bench_state: %s\n", grn_status_message(st));
     return 1;
   }
 
@@ -152,14 +180,14 @@ int main(int argc, char** argv) {
   int count[NITEM] = {0};
   for (int r = 0; r < o.reps; r++) {
     for (int item = 0; item < NITEM; item++) {
-      if (item == STEP && r >= o.steps) continue;
+      if ((item == STEP || item == RESIDENT_STEP) && r >= o.steps) continue;
       // the solver calls alone need the solver in the state the plugin leaves it
       if (item == SET_CONTACTS) run(&b, SET_GRAINS);
       double t0 = bench_now();
       st = run(&b, (Item)item);
       ms[item][count[item]++] = 1e3 * (bench_now() - t0);
       if (st != grnOK) {
-        fprintf(stderr, "bench_state: %s: %s\n", kNames[item], grn_status_string(st));
+        fprintf(stderr, "bench_state: %s: %s\n", kNames[item], grn_status_message(st));
         return 1;
       }
     }
@@ -180,6 +208,8 @@ int main(int argc, char** argv) {
   printf("upload + download: %.3f ms per step (fastest calls), %.1f%% of the fastest whole step "
          "(%d calls per transfer item, %d steps)\n", both, 100 * both / low[STEP], o.reps,
          o.steps);
+  printf("the gpu's resident step pays two state hashes instead of the upload: %.3f ms against "
+         "%.3f ms (hash %016llx)\n", 2 * low[HASH], low[UPLOAD], (unsigned long long)b.hash);
   bench_print_load("after", omp_get_num_procs());
   grn_destroy(b.solver);
   free(b.state), free(b.stage), free(b.wrench);
