@@ -103,7 +103,7 @@ build_kit() {
   # imageio-ffmpeg (render test, 165 MiB installed) does not fit: test_render.py is left out there
   local py="$root/.venv/bin/python" names=() n v
   for n in mujoco mujoco-core glfw pyopengl gymnasium cloudpickle farama-notifications \
-           mujoco-menagerie gym-hil; do
+           typing-extensions mujoco-menagerie gym-hil; do
     v="$("$py" -c 'import sys, importlib.metadata as m; print(m.version(sys.argv[1]))' "$n" 2>/dev/null)" \
       || die "$n is not installed in .venv (scripts/setup.sh installs it)"
     names+=("$n==$v")
@@ -211,7 +211,7 @@ step() {
   echo "gpu_check: $name ($what, limit ${lim} s)"
   t0=$SECONDS
   # a child bash runs the step, so that it can be one of the exported functions below
-  timeout -k 5 "$lim" bash -c '"$@"' "$name" "$@" >"$logs/$name.log" 2>&1
+  STEP_LIMIT=$lim timeout -k 5 "$lim" bash -c '"$@"' "$name" "$@" >"$logs/$name.log" 2>&1
   rc=$?
   if [ $rc -eq 0 ]; then status=PASS
   elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then status=FAIL; note=" (timed out after ${lim} s)"
@@ -254,7 +254,9 @@ step probe 30 5 "cuda_probe exits 0" -- run_probe
 physics="$(sed -n 's/.*set(cuda_physics_tests "\([^"]*\)").*/\1/p' tests/CMakeLists.txt)"
 [ -n "$physics" ] || physics="ContactPJ.*:Rotation.*:GranularPhysics.*:SolverCpu.*:GrnBody.*:Dem.*"
 short="${MJG_SANITIZE_FILTER:-CudaBackend.*}"
-export short
+# the benchmarks' backend: cuda; MJG_CHECK_BACKEND=cpu walks them through on a machine without one
+backend="${MJG_CHECK_BACKEND:-cuda}"
+export short backend
 step kernel 150 20 "kernel_tests, all suites" -- "$kit/bin/kernel_tests" --gtest_brief=1
 step physics 150 20 "kernel_tests $physics with GRN_TEST_BACKEND=cuda" -- \
   env GRN_TEST_BACKEND=cuda "$kit/bin/kernel_tests" --gtest_brief=1 --gtest_filter="$physics"
@@ -315,15 +317,15 @@ step python 200 30 "tests/python with the kit's mujoco wheel" -- python_tests
 # the defaults, 5e-4 s, 10 iterations); 10m only when the budget leaves room for it
 pss() {
   local n="$1" settle="$2" substeps="$3"
-  "$kit/bin/bench_settle" hash --backend cuda --grains "$n" --factors 2 --settle "$settle" \
+  "$kit/bin/bench_settle" hash --backend "$backend" --grains "$n" --factors 2 --settle "$settle" \
     --substeps "$substeps" --repeat 2
 }
 export -f pss
 step pss_100k 60 10 "bench_settle: settled bed, 100k grains" -- pss 100000 0.5 200
 step pss_1m 120 20 "bench_settle: settled bed, 1M grains" -- pss 1000000 0.3 100
 step pss_10m 200 150 "bench_settle: settled bed, 10M grains" -- pss 10000000 0.15 20
-{
-  echo "### Settled bed, PSS (CUDA)"
+wanted pss_100k || wanted pss_1m || wanted pss_10m && {
+  echo "### Settled bed, PSS ($backend)"
   echo
   echo "| grains | substeps timed | wall [s] | contacts per grain | PSS |"
   echo "|---:|---:|---:|---:|---:|"
@@ -344,11 +346,12 @@ for line in open(sys.argv[1]):
 
 # the settling scene of scripts/bench.sh on cuda, both models, against LIGGGHTS' cpu figures
 settle_bench() {
-  "$py" - "$kit/bin/bench_settle" "$work/settle" "$((start + budget - 60))" "$results_md" <<'EOF'
+  "$py" - "$kit/bin/bench_settle" "$work/settle" "$STEP_LIMIT" "$results_md" "$backend" <<'EOF'
 import json, math, os, subprocess, sys, time
 sys.path.insert(0, "scripts/bench")
 import peers  # the scene's constants and its measures, as scripts/bench.sh uses them
-exe, work, deadline, out = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+exe, work, limit, out, backend = sys.argv[1:6]
+deadline = time.time() + float(limit) - 30  # no new run that could not finish in the step's time
 os.makedirs(work, exist_ok=True)
 # LIGGGHTS 3.8.0 (Debian), 2 MPI ranks on this project's 2-core machine, dt 1e-4 s: wall seconds
 # per simulated second, from the README's table of scripts/bench.sh's last run
@@ -369,13 +372,18 @@ for n, t_sim in sizes:
       rows.append("| %d | %s | | | | | not run: budget |" % (n, model)); continue
     fin = os.path.join(work, "n%d_%s.f32" % (n, model))
     cmd = [exe, "settle", "--in", init, "--out", fin, "--width", "%.9g" % w, "--time", "%g" % t_sim,
-           "--backend", "cuda"]
+           "--backend", backend]
     if model == "dem":
       cmd += ["--model", "dem", "--law", peers.DEM_LAW, "--youngs", "%g" % peers.YOUNG,
               "--poisson", "%g" % peers.POISSON, "--restitution", "%g" % peers.RESTITUTION,
               "--friction", "%g" % peers.FRICTION, "--rolling", "%g" % peers.ROLLING,
               "--torsional", "%g" % peers.TORSIONAL, "--dt", "%g" % peers.PEER_DT]
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+      p = subprocess.run(cmd, capture_output=True, text=True,
+                         timeout=max(5, deadline + 25 - time.time()))
+    except subprocess.TimeoutExpired:
+      failed = True
+      rows.append("| %d | %s | | | | | timed out |" % (n, model)); continue
     print(" ".join(cmd)); print(p.stdout, p.stderr)
     r = [json.loads(l) for l in p.stdout.splitlines() if l.startswith("{")]
     if p.returncode != 0 or not r or "pss" not in r[-1]:
@@ -390,7 +398,7 @@ for n, t_sim in sizes:
                 % (n, model, r["sim_time"], per, r["pss"], liggghts[n] / per, s["bed_height"],
                    s["packing"]))
 with open(out, "a") as f:
-  f.write("### Settling scene (scripts/bench.sh's) on CUDA against LIGGGHTS on the CPU\n\n"
+  f.write(("### Settling scene (scripts/bench.sh's) on %s against LIGGGHTS on the CPU\n\n" % backend) +
           "LIGGGHTS: 2 MPI ranks on 2 cores, dt 1e-4 s, wall s per simulated s (README): "
           + ", ".join("%dk %g" % (n // 1000, v) for n, v in liggghts.items()) + ". "
           "pj: projected Jacobi at its defaults (dt 5e-4 s); dem: LIGGGHTS' law at its dt.\n\n"
@@ -408,7 +416,7 @@ franka() {
 }
 export -f franka
 step franka 150 60 "Franka excavation, 51,156 grains, x real time" -- franka
-{
+wanted franka && {
   echo "### Franka excavation"
   echo
   f="$logs/franka.log"
@@ -422,7 +430,7 @@ step franka 150 60 "Franka excavation, 51,156 grains, x real time" -- franka
 
 # the cost of the deterministic key on cuda: a settled bed stepped with it on and off
 deterministic() {
-  "$py" - "$results_md" <<'EOF'
+  "$py" - "$results_md" "$backend" <<'EOF'
 import sys, time
 import mujoco
 sys.path.insert(0, "scripts")
@@ -431,12 +439,12 @@ mjgranular.load_plugin()
 XML = """<mujoco><option timestep="0.005"/><extension><plugin plugin="mjgranular.terrain">
 <instance name="sand"><config key="fill" value="-0.25 -0.25 0.004 0.25 0.25 0.2"/>
 <config key="spacing" value="2.2"/><config key="radius" value="0.004"/>
-<config key="domain" value="-0.26 -0.26 0 0.26 0.26 1"/><config key="backend" value="cuda"/>
+<config key="domain" value="-0.26 -0.26 0 0.26 0.26 1"/><config key="backend" value="%s"/>
 <config key="deterministic" value="%s"/></instance></plugin></extension>
 <worldbody><plugin instance="sand"/><geom type="plane" size="1 1 0.1"/></worldbody></mujoco>"""
 rows = []
 for det in ("true", "false"):
-  m = mujoco.MjModel.from_xml_string(XML % det)
+  m = mujoco.MjModel.from_xml_string(XML % (sys.argv[2], det))
   d = mujoco.MjData(m)
   for _ in range(60):             # 0.3 s: the bed settles
     mujoco.mj_step(m, d)
