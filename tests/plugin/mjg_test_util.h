@@ -4,6 +4,7 @@
 #define MJGRANULAR_TESTS_PLUGIN_MJG_TEST_UTIL_H_
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -42,9 +43,42 @@ struct DataDeleter {
 using ModelPtr = std::unique_ptr<mjModel, ModelDeleter>;
 using DataPtr = std::unique_ptr<mjData, DataDeleter>;
 
-// compile an MJCF string through a virtual file system; the load error goes to *error
-inline ModelPtr LoadXml(const std::string& xml, std::string* error = nullptr) {
+// the backend the plugin tests ask for: MJG_TEST_BACKEND (cpu, cuda or auto; the ctest entry
+// plugin_tests_on_cuda reruns them with cuda where a device is usable), empty when unset
+inline std::string TestBackend() {
+  const char* b = std::getenv("MJG_TEST_BACKEND");
+  return b ? b : "";
+}
+
+// xml with config key backend = TestBackend() added to every mjgranular.terrain instance that
+// does not set backend itself (a test that names a backend keeps it); unchanged when unset
+inline std::string WithTestBackend(const std::string& xml) {
+  const std::string backend = TestBackend();
+  if (backend.empty()) return xml;
+  std::string out = xml;
+  const std::string plugin = "<plugin plugin=\"mjgranular.terrain\"";
+  for (size_t at = out.find(plugin); at != std::string::npos; at = out.find(plugin, at + 1)) {
+    size_t end = out.find("</plugin>", at);
+    if (end == std::string::npos) break;
+    for (size_t in = out.find("<instance", at); in != std::string::npos && in < end;
+         in = out.find("<instance", in + 1)) {
+      size_t open = out.find('>', in), close = out.find("</instance>", in);
+      if (open == std::string::npos || close == std::string::npos) break;
+      if (out[open - 1] == '/') continue;  // no config of its own: left at its default
+      if (out.substr(open, close - open).find("key=\"backend\"") != std::string::npos) continue;
+      const std::string key = "<config key=\"backend\" value=\"" + backend + "\"/>";
+      out.insert(open + 1, key);
+      end += key.size();
+    }
+  }
+  return out;
+}
+
+// compile an MJCF string through a virtual file system; the load error goes to *error. with
+// MJG_TEST_BACKEND set, its terrain instances use that backend (WithTestBackend)
+inline ModelPtr LoadXml(const std::string& source, std::string* error = nullptr) {
   LoadPlugin();
+  const std::string xml = WithTestBackend(source);
   mjVFS vfs;
   mj_defaultVFS(&vfs);
   mj_addBufferVFS(&vfs, "model.xml", xml.data(), static_cast<int>(xml.size()));
