@@ -1,7 +1,9 @@
-// state round trips through MuJoCo's own API, CPU backend, both contact models: mj_getState / mj_setState with
-// mjSTATE_FULLPHYSICS restore the grains bit for bit, mj_copyData gives an independent copy that
-// steps identically, mj_resetData restores the initial bed, and two mjData of one model step to
-// identical plugin_state (same thread count). The scene has a coupled free body resting in the
+// state round trips through MuJoCo's own API, both contact models, on the backend auto picks (a
+// gpu where one is usable, where the grains stay on the device between steps): mj_getState /
+// mj_setState with mjSTATE_FULLPHYSICS restore the grains bit for bit, mj_copyData gives an
+// independent copy that steps identically, mj_resetData restores the initial bed, two mjData of
+// one model step to identical plugin_state (same thread count), and a state written into
+// plugin_state in any way is the one the next step starts from. The scene has a coupled free body resting in the
 // bed so the two-way coupling (the box answering the grains within each step) is part of every step.
 // Prints the cost of mj_getState / mj_setState at the size of models/sandbox.xml ("measured:").
 #include <dlfcn.h>
@@ -35,7 +37,7 @@ ModelPtr Scene(const char* model = "pj") {
   std::string error;
   auto m = LoadXml(mjg_test::TerrainXml(
                        {{"fill", "-0.04 -0.04 0.005  0.04 0.04 0.04"}, {"radius", "0.004"},
-                        {"backend", "cpu"}, {"model", model}},
+                        {"model", model}},
                        mjg_test::WalledBox(0.04) +
                            "<body name=\"cube\" pos=\"0 0 0.06\"><freejoint/>"
                            "<geom type=\"box\" size=\"0.015 0.015 0.015\" density=\"8000\"/>"
