@@ -79,11 +79,14 @@ build_kit() {
   for code in 'code=\[sm_80\]' 'code=\[sm_90\]' 'code=\[compute_90\]'; do
     grep -q "$code" <<<"$flags" || die "nvcc was not asked for ${code//\\/} (kernels' CUDA_FLAGS: $(grep CUDA_FLAGS <<<"$flags"))"
   done
-  readelf -S "$so" | grep -q nv_fatbin || die "libmjgranular.so holds no device code (.nv_fatbin)"
-  ptx="$(strings "$so" | grep -m1 -E '^\.target sm_' || true)"
+  # (outputs read whole before grep: with pipefail, grep -q ending early would fail the pipe)
+  local sections
+  sections="$(readelf -S "$so")"
+  grep -q nv_fatbin <<<"$sections" || die "libmjgranular.so holds no device code (.nv_fatbin)"
+  ptx="$(strings "$so" | grep -E '^\.target sm_' | head -1)"
   [ -n "$ptx" ] || die "libmjgranular.so holds no ptx: the CUDA_FORCE_PTX_JIT step would fail"
   echo "gpu_check: nvcc asked for $(grep -o 'code=\[[a-z_0-9]*\]' <<<"$flags" | tr -d '[]' | sed 's/code=//' | tr '\n' ' ')and libmjgranular.so holds ptx for ${ptx#.target }"
-  if ldd "$so" | grep -q libcudart; then die "libmjgranular.so links libcudart dynamically"; fi
+  if grep -q libcudart <<<"$(ldd "$so")"; then die "libmjgranular.so links libcudart dynamically"; fi
 
   # the kit: binaries, libraries, wheels for python 3.12 (the gpu machine has no mujoco)
   rm -rf "$kit"
