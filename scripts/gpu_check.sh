@@ -14,7 +14,7 @@
 # options: --budget S  seconds the gpu run may take in all (default 540: the device tool's limit
 #                      is 600); steps that would not fit are skipped with a note
 #          --only A,B  run only these gpu steps (device probe kernel physics plugin sanitize jit
-#                      python pss settle franka deterministic)
+#                      python pss transfer settle franka deterministic)
 # report: $OUT/gpu_report.md when OUT is set (the device tool brings $OUT back), else
 # gpu-kit/report.md; step logs beside it (gpu_logs.tar.gz in $OUT). exit 1 when any step failed.
 set -uo pipefail
@@ -65,7 +65,7 @@ build_kit() {
   grep -q "CUDA backend on" "$build.configure.log" \
     || { cat "$build.configure.log"; die "cmake did not turn the CUDA backend on"; }
   grep "CUDA backend on" "$build.configure.log" | sed 's/^-- /gpu_check: /'
-  local targets=(kernel_tests plugin_tests cuda_probe bench_settle mjgranular)
+  local targets=(kernel_tests plugin_tests cuda_probe bench_settle bench_state mjgranular)
   cmake --build "$build" -j"$(nproc)" --target "${targets[@]}" >"$build.build.log" 2>&1 \
     || { tail -60 "$build.build.log"; die "build failed (log: $build.build.log)"; }
   echo "gpu_check: built ${targets[*]} in $((SECONDS - t0)) s"
@@ -92,7 +92,7 @@ build_kit() {
   rm -rf "$kit"
   mkdir -p "$kit/bin" "$kit/lib" "$kit/wheels"
   cp "$build/tests/kernel_tests" "$build/tests/plugin_tests" "$build/tests/cuda_probe" \
-     "$build/scripts/bench/bench_settle" "$kit/bin/"
+     "$build/scripts/bench/bench_settle" "$build/scripts/bench/bench_state" "$kit/bin/"
   cp "$so" "$kit/lib/"
   local mjlib gomp
   mjlib="$(sed -n 's/^MUJOCO_LIBRARY:FILEPATH=//p' "$build/CMakeCache.txt")"
@@ -195,7 +195,8 @@ left() { echo $((budget - (SECONDS - start))); }
 wanted() {
   [ -z "$only" ] || [[ "$only" == *",$1,"* ]] ||
     { [[ "$1" =~ ^(memcheck|racecheck|initcheck|synccheck)$ ]] && [[ "$only" == *,sanitize,* ]]; } ||
-    { [[ "$1" == pss_* ]] && [[ "$only" == *,pss,* ]]; }
+    { [[ "$1" == pss_* ]] && [[ "$only" == *,pss,* ]]; } ||
+    { [[ "$1" == transfer_* ]] && [[ "$only" == *,transfer,* ]]; }
 }
 
 # step NAME CAP MIN DESCRIPTION -- COMMAND...: runs COMMAND with a time limit of CAP seconds (or
@@ -327,6 +328,10 @@ export -f pss
 step pss_100k 60 10 "bench_settle: settled bed, 100k grains" -- pss 100000 0.5 200
 step pss_1m 120 20 "bench_settle: settled bed, 1M grains" -- pss 1000000 0.3 100
 step pss_10m 200 150 "bench_settle: settled bed, 10M grains" -- pss 10000000 0.15 20
+# what a plugin step moves between plugin_state and the device at 1M grains (issue 16: the
+# contact state's download into pageable memory; the two state hashes that replace the upload)
+step transfer_1m 120 40 "bench_state: plugin_state transfers per step, 1M grains" -- \
+  "$kit/bin/bench_state" --backend "$backend" --grains 1000000 --settle 100 --reps 10 --steps 4
 wanted pss_100k || wanted pss_1m || wanted pss_10m && {
   echo "### Settled bed, PSS ($backend)"
   echo
