@@ -36,6 +36,14 @@ inline grnBackend TestBackend() {
   return b && std::strcmp(b, "cuda") == 0 ? grnBACKEND_CUDA : grnBACKEND_CPU;
 }
 
+// skip the current test, saying why, where no cuda device is usable
+#define SKIP_WITHOUT_CUDA()                                                      \
+  do {                                                                           \
+    if (grn_cuda_usable() != grnOK) {                                            \
+      GTEST_SKIP() << "no usable cuda device: " << grn_cuda_info();              \
+    }                                                                            \
+  } while (0)
+
 // create a solver on the test backend or fail the current test
 inline SolverPtr MakeSolver(const grnParams& p) {
   grnSolver* s = nullptr;

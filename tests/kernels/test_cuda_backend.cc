@@ -39,13 +39,6 @@ std::vector<float> JitteredLattice(int n, const float lo[3], const float hi[3], 
   return pos;
 }
 
-#define SKIP_WITHOUT_CUDA()                                                      \
-  do {                                                                           \
-    if (grn_cuda_usable() != grnOK) {                                            \
-      GTEST_SKIP() << "no usable cuda device: " << grn_cuda_info();              \
-    }                                                                            \
-  } while (0)
-
 constexpr float kRadius = 0.005f;
 
 grnParams BedParams() {

@@ -19,19 +19,12 @@
 #include <gtest/gtest.h>
 
 #include "granular.h"
-#include "grn_solver.h"  // grn_cuda_usable, grn_contact_offset, grn_math.h
+#include "grn_solver.h"  // grn_contact_offset, grn_math.h
 #include "grn_test_util.h"
 
 namespace {
 
 using grn_test::SolverPtr;
-
-#define SKIP_WITHOUT_CUDA()                                                      \
-  do {                                                                           \
-    if (grn_cuda_usable() != grnOK) {                                            \
-      GTEST_SKIP() << "no usable cuda device: " << grn_cuda_info();              \
-    }                                                                            \
-  } while (0)
 
 constexpr float kR = 0.005f;  // grain radius [m]
 
