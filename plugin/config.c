@@ -47,6 +47,7 @@ static const char* const kColors[] = {"height", "speed", "fixed", "spin", NULL};
 static const char* const kBools[] = {"false", "true", NULL};
 static const char* const kModels[] = {"pj", "dem", NULL};                 // grnModel
 static const char* const kLaws[] = {"hertz", "hooke", NULL};              // grnDemLaw
+static const char* const kBroadphases[] = {"hash", "sorted", NULL};       // grnBroadphase
 
 #define OFF(f) offsetof(mjgConfig, f)
 _Static_assert(offsetof(mjgConfig, radius_min) == offsetof(mjgConfig, radius) + sizeof(double),
@@ -90,6 +91,8 @@ static const mjgAttr kAttr[] = {
   {"spacing",    mjgREAL,    "2.2",   "radii", 2,    10,        1, OFF(spacing), -1, NULL},
   {"seed",       mjgLONG,    "0",     "",      0,    4.5e15,    0, OFF(seed), -1, NULL},
   {"backend",    mjgWORD,    "auto",  "",      0,    0,         0, OFF(backend), -1, kBackends},
+  {"broadphase", mjgWORD,    "hash",  "",      0,    0,         0, OFF(broadphase), -1,
+   kBroadphases},
   {"bodies",     mjgTEXT,    NULL,    "",      0,    0,         0, 0, OFF(has_bodies), NULL},
   {"sdf_cell",   mjgREAL,    NULL,    "m",     0,    1,         1, OFF(sdf_cell), OFF(has_sdf_cell),
    NULL},
@@ -448,6 +451,7 @@ void mjg_config_params(const mjgConfig* cfg, double dt, const mjtNum gravity[3],
     p->cyclic_z[1] = (float)cfg->cyclic_z[1];
   }
   p->deterministic = cfg->deterministic;
+  p->broadphase = cfg->broadphase;
   p->model = cfg->model;
   p->law = cfg->law;
   p->youngs = (float)cfg->youngs;
