@@ -67,7 +67,9 @@ GRN_HD void grn_keep_neighbor(const grnConsts* c, int j, int count, int* out, si
 // max found go to out[0], out[stride], ...; returns how many there are in all. with c->ordered
 // they are the max smallest indices, sorted, so results depend neither on the order the hash
 // lists were built in (which threads racing on the atomic insertion vary) nor on the broadphase;
-// otherwise the first max the walk meets, in that order
+// otherwise the first max the walk meets, in that order. the sorted list's positions are those
+// at its build: the walk runs in the substep of a build only (lists that did not fit are rebuilt
+// every substep, grn_grain_contacts)
 GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, float extra, int i,
                                int* out, size_t stride, int max) {
   grnVec3 xi = grn_load3(d->pos + 3 * i);

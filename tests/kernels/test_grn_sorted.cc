@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "granular.h"
+#include "grn_data.h"  // GRN_MAX_NEIGHBORS
 #include "grn_test_util.h"
 
 namespace {
@@ -257,6 +258,68 @@ TEST(GrnSorted, OneLoopRunEqualsTheHashBitForBit) {
 
 TEST(GrnSorted, DemRunEqualsTheHashBitForBit) {
   ExpectSameRun(grnMODEL_DEM, 0, 400);
+}
+
+// a crowd of small grains (R / 4, random velocities) about big ones: more grains within some grains' reach than a
+// neighbour list holds, so those grains walk the broadphase for their contacts (from the sorted
+// list's copies of the positions, made at the same substep's build). 30 pj substeps, both
+// broadphases, bit for bit
+TEST(GrnSorted, CrowdedGrainsBeyondTheNeighbourListEqualTheHashBitForBit) {
+  grnParams p;
+  grn_default_params(&p);
+  const float R = p.radius;
+  std::mt19937 rng(61);
+  std::uniform_real_distribution<float> u(-1.8f * R, 1.8f * R), uv(-0.1f, 0.1f);
+  std::vector<float> pos, rad;
+  for (int c = 0; c < 4; c++) {
+    float cx = 10 * R * c;
+    pos.insert(pos.end(), {cx, 0, 0});
+    rad.push_back(R);
+    for (int k = 0; k < 150; k++) {
+      pos.insert(pos.end(), {cx + u(rng), u(rng), u(rng)});
+      rad.push_back(R / 4);
+    }
+  }
+  // some grain has more grains within its reach (contact distance plus the skin) than fit
+  const int n = (int)rad.size();
+  int most = 0;
+  for (int i = 0; i < n; i++) {
+    int within = 0;
+    for (int j = 0; j < n; j++) {
+      float dx = pos[3 * i] - pos[3 * j], dy = pos[3 * i + 1] - pos[3 * j + 1];
+      float dz = pos[3 * i + 2] - pos[3 * j + 2], sum = rad[i] + rad[j];
+      float reach = sum + 0.5f * p.margin * sum + p.skin * R;
+      within += j != i && dx * dx + dy * dy + dz * dz < reach * reach;
+    }
+    most = std::max(most, within);
+  }
+  ASSERT_GT(most, GRN_MAX_NEIGHBORS) << "no neighbour list overflows";
+  std::vector<float> vel(pos.size());
+  for (float& v : vel) v = uv(rng);
+  Grains out[2];
+  std::vector<char> contacts[2];
+  for (int b : {grnBROADPHASE_HASH, grnBROADPHASE_SORTED}) {
+    p.capacity = n;
+    p.broadphase = b;
+    p.gravity[2] = 0;
+    SolverPtr s = MakeSolver(p);
+    ASSERT_TRUE(s);
+    ASSERT_EQ(grn_set_grains(s.get(), n, pos.data(), vel.data()), grnOK);
+    ASSERT_EQ(grn_set_radii(s.get(), rad.data()), grnOK);
+    ASSERT_EQ(grn_advance(s.get(), 30), grnOK);
+    out[b] = Read(s.get());
+    contacts[b].resize(grn_contact_state_bytes(n));
+    ASSERT_EQ(grn_get_contacts(s.get(), contacts[b].data()), grnOK);
+  }
+  EXPECT_TRUE(Bitwise(out[0].pos, out[1].pos)) << "positions";
+  EXPECT_TRUE(Bitwise(out[0].vel, out[1].vel)) << "velocities";
+  EXPECT_TRUE(Bitwise(out[0].angvel, out[1].angvel)) << "angular velocities";
+  EXPECT_TRUE(Bitwise(contacts[0], contacts[1])) << "contact state";
+  double changed = 0;
+  for (size_t k = 0; k < vel.size(); k++) {
+    changed = std::max(changed, (double)std::fabs(out[0].vel[k] - vel[k]));
+  }
+  EXPECT_GT(changed, 0.01) << "the grains collide: velocities change [m/s]";
 }
 
 }  // namespace
