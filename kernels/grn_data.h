@@ -91,7 +91,7 @@ typedef enum grnArrayUnit_ {
   X(float, iter_next, GRN_ITER, grnUNIT_GRAIN, "jacobi iterate, next")                         \
   GRN_BROADPHASE_ARRAYS(X)                                                                     \
   X(int, nbr, 1, grnUNIT_NEIGHBOR, "grains within the reach at the lists' build")              \
-  X(int, nnbr, 1, grnUNIT_GRAIN, "entries in nbr; -1: more than fit (the hash is searched)")   \
+  X(int, nnbr, 1, grnUNIT_GRAIN, "entries in nbr; -1: more than fit (the buckets are walked)") \
   X(float, nbr_pos, 3, grnUNIT_GRAIN, "position at the lists' build")                          \
   X(int, ncontact, 1, grnUNIT_GRAIN, "grain + shape contacts of each grain")                   \
   X(float, pair_bias, 1, grnUNIT_LOOP_SLOT, "one loop: accumulated baumgarte impulse")         \

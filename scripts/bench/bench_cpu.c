@@ -12,11 +12,13 @@
 //
 //   bench_cpu [--sizes 10k,50k,100k] [--substeps 200] [--settle 1.0] [--settle-dt 1e-3]
 //             [--iterations 10] [--seed 12345] [--model pj|dem] [--broadphase hash,sorted]
-//             [--skin 0.5]
+//             [--skin 0.5] [--shuffle]
 // --model dem times the dem model at its defaults (hertz, its substep 0.15 of the rayleigh time);
 // the bed is settled with projected jacobi's coarse substep either way. --broadphase times each
 // broadphase named, in turn, on the same settled bed (one row each); --skin sets the neighbour
-// lists' skin [radii] (0: the lists and the broadphase rebuilt every substep)
+// lists' skin [radii] (0: the lists and the broadphase rebuilt every substep); --shuffle puts the
+// settled grains in a random order (as a long run mixes a bed), so that grains near each other
+// are no longer near in memory
 //   thread count: OMP_NUM_THREADS
 #define _DEFAULT_SOURCE  // getloadavg, clock_gettime
 #include <math.h>
@@ -44,6 +46,7 @@ typedef struct Options_ {
   int broadphases[2];         // grnBroadphase timed, in turn
   int nbroadphases;           // how many
   double skin;                // neighbour-list skin [radii]; < 0: the default
+  int shuffle;                // 1: the settled grains timed in a random order
 } Options;
 
 typedef struct Row_ {
@@ -90,6 +93,7 @@ static int parse_args(int argc, char** argv, Options* o) {
   o->broadphases[0] = grnBROADPHASE_HASH;
   o->nbroadphases = 1;
   o->skin = -1;
+  o->shuffle = 0;
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -134,6 +138,9 @@ static int parse_args(int argc, char** argv, Options* o) {
     } else if (!strcmp(a, "--skin") && v) {
       o->skin = strtod(v, &end);
       if (*end || !(o->skin >= 0 && o->skin <= 4)) return 0;
+    } else if (!strcmp(a, "--shuffle")) {
+      o->shuffle = 1;
+      continue;
     } else if (!strcmp(a, "--seed") && v) {
       o->seed = (unsigned)strtoul(v, &end, 10);
       if (*end) return 0;
@@ -277,6 +284,17 @@ static int bench_size(const Options* o, int n, Row* rows) {
     return 1;
   }
 
+  // grains in a random order (fisher-yates with the lattice's jitter generator)
+  for (int i = n - 1; o->shuffle && i > 0; i--) {
+    seed ^= seed << 13, seed ^= seed >> 17, seed ^= seed << 5;
+    int j = (int)(seed % (unsigned)(i + 1));
+    for (int a = 0; a < 3; a++) {
+      float t = pos[3 * i + a];
+      pos[3 * i + a] = pos[3 * j + a];
+      pos[3 * j + a] = t;
+    }
+  }
+
   // the same bed timed with each broadphase
   int failed = 0;
   for (int b = 0; b < o->nbroadphases; b++) {
@@ -294,16 +312,17 @@ int main(int argc, char** argv) {
             "usage: bench_cpu [--sizes 10k,50k,100k] [--substeps 200] [--settle 1.0]\n"
             "                 [--settle-dt 1e-3] [--iterations 10] [--seed 12345]\n"
             "                 [--model pj|dem] [--broadphase hash,sorted] [--skin 0.5]\n"
+            "                 [--shuffle]\n"
             "times the cpu solver on a settled bed; threads from OMP_NUM_THREADS\n");
     return 2;
   }
   grnParams p;
   bench_params(&o, 1, &p);
   printf("mjgranular cpu benchmark: %d openmp threads, model %s, dt %g s, %d iterations, radius "
-         "%g m, skin %g radii\nbeds settled %g s at dt %g s, then %d timed substeps\n",
-         omp_get_max_threads(), o.model == grnMODEL_DEM ? "dem" : "pj", p.dt,
+         "%g m, skin %g radii\nbeds settled %g s at dt %g s, then %d timed substeps, grains in "
+         "%s order\n", omp_get_max_threads(), o.model == grnMODEL_DEM ? "dem" : "pj", p.dt,
          o.model == grnMODEL_DEM ? 0 : p.iterations, p.radius, p.skin, o.settle, o.settle_dt,
-         o.substeps);
+         o.substeps, o.shuffle ? "random" : "lattice");
   double load[3] = {0, 0, 0};
   if (getloadavg(load, 3) == 3) {
     printf("load average before: %.2f (1 min) on %d cpus (other load slows the openmp barriers)\n",
