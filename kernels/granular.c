@@ -66,6 +66,9 @@ const grnArrayDesc grn_solver_arrays[] = {
   GRN_CONTACT_ARRAYS(GRN_DESC_TWINS) GRN_GRAIN_ARRAYS(GRN_DESC) GRN_PAIR_ARRAYS(GRN_DESC)
 };
 const int grn_nsolver_arrays = (int)(sizeof(grn_solver_arrays) / sizeof(grn_solver_arrays[0]));
+const grnArrayDesc grn_broadphase_arrays[] = {GRN_BROADPHASE_ARRAYS(GRN_DESC)};
+const int grn_nbroadphase_arrays =
+    (int)(sizeof(grn_broadphase_arrays) / sizeof(grn_broadphase_arrays[0]));
 
 size_t grn_contact_array_bytes(int a, int cap) {
   grnData d;
@@ -130,6 +133,7 @@ void grn_default_params(grnParams* p) {
   p->margin = 0.1f;
   p->skin = 0.5f;
   p->hash_size = 0;
+  p->broadphase = grnBROADPHASE_HASH;
   p->max_shapes = 64;
   p->max_bodies = 0;
   p->deterministic = 1;
@@ -164,7 +168,12 @@ grnStatus grn_check_params(const grnParams* p, char* msg, int size) {
   for (int i = 0; i < 3; i++) {
     if (!isfinite(p->gravity[i])) return fail(msg, size, "gravity not finite");
   }
-  if (p->hash_size < 0) return fail(msg, size, "hash_size must be >= 0");
+  if (p->hash_size < 0 || p->hash_size > (1 << 30)) {
+    return fail(msg, size, "hash_size not in [0, 2^30]");
+  }
+  if (p->broadphase != grnBROADPHASE_HASH && p->broadphase != grnBROADPHASE_SORTED) {
+    return fail(msg, size, "broadphase must be grnBROADPHASE_HASH or grnBROADPHASE_SORTED");
+  }
   if (p->one_loop != 0 && p->one_loop != 1) return fail(msg, size, "one_loop must be 0 or 1");
   if (p->max_shapes < 0 || p->max_bodies < 0) return fail(msg, size, "negative shape capacity");
   if (p->device < 0) return fail(msg, size, "device must be >= 0");
@@ -228,6 +237,7 @@ static void derive_consts(grnSolver* s) {
   c->cyclic_lo = cyclic ? p->cyclic_z[0] : 0;
   c->cyclic_period = cyclic ? p->cyclic_z[1] - p->cyclic_z[0] : 0;
   c->ordered = p->deterministic;
+  c->broadphase = p->broadphase;
   c->model = p->model;
   grn_dem_law_consts(p, &c->dem);
   s->grain_mass = grn_sphere_mass(p->density, p->radius);

@@ -71,6 +71,14 @@ typedef enum grnDemLaw_ {
   grnLAW_HOOKE,             // linear: constant normal stiffness `stiffness`, tangential 2/7 of it
 } grnDemLaw;
 
+typedef enum grnBroadphase_ {
+  grnBROADPHASE_HASH = 0,   // spatial hash: each bucket a linked list of its grains, pushed by
+                            // compare-and-swap
+  grnBROADPHASE_SORTED,     // sorted cell list: grains counted per bucket, the counts
+                            // prefix-summed, the grains sorted into bucket order (by index within
+                            // a bucket) with a copy of their positions and radii in that order
+} grnBroadphase;
+
 typedef struct grnParams_ {
   int model;                // grnModel
 
@@ -94,6 +102,8 @@ typedef struct grnParams_ {
                             // are reused until some grain has moved half the skin (0: rebuilt
                             // every substep); the contacts found are the same either way
   int hash_size;            // buckets in the spatial hash; 0: twice the capacity
+  int broadphase;           // grnBroadphase: how the buckets are built and walked; both find
+                            // the same pairs, and deterministic runs are the same bit for bit
   int one_loop;             // pj only. 0 (default): split passes, the contacts found once per
                             // substep and each grain pair solved once per jacobi iteration; 1:
                             // one loop, each
@@ -312,8 +322,8 @@ grnStatus grn_get_wrenches(const grnSolver* solver, double* wrench);
 // advance's duration.
 grnStatus grn_get_impulse_integrals(const grnSolver* solver, double* out);
 
-// Pairs of grains (i < j) closer than contact distance, found with the spatial hash at the
-// current positions; writes up to max pairs (max x 2) and the total count to *npairs.
+// Pairs of grains (i < j) closer than contact distance, found with the solver's broadphase at
+// the current positions; writes up to max pairs (max x 2) and the total count to *npairs.
 grnStatus grn_find_pairs(grnSolver* solver, int* pairs, int max, int* npairs);
 
 // Bytes of memory held by the solver (host, plus device for gpu backends).

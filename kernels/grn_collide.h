@@ -1,5 +1,5 @@
 // narrowphase: the contacts of one grain, against other grains through its neighbour list (built
-// from the spatial hash) and against the shapes through their signed distance functions.
+// from the broadphase's buckets) and against the shapes through their signed distance functions.
 #ifndef MJGRANULAR_GRN_COLLIDE_H_
 #define MJGRANULAR_GRN_COLLIDE_H_
 
@@ -27,13 +27,49 @@ GRN_HD float grn_pair_cutoff(const grnConsts* c, float ri, float rj) {
   return sum + 0.5f * c->margin * sum;
 }
 
+// whether a grain at xj of radius rj is closer to grain i (at xi, radius ri) than their contact
+// distance plus extra
+GRN_HD int grn_within_reach(const grnConsts* c, grnVec3 xi, float ri, float extra, grnVec3 xj,
+                            float rj) {
+  grnVec3 r = grn_sub(xi, xj);
+  float cut = grn_pair_cutoff(c, ri, rj) + extra;
+  return grn_dot(r, r) < cut * cut;
+}
+
+// grain j, the count-th found, into out[0], out[stride], ... (at most max), as grn_grain_neighbors
+// keeps them
+GRN_HD void grn_keep_neighbor(const grnConsts* c, int j, int count, int* out, size_t stride,
+                              int max) {
+  if (count < max) {
+    // insertion by index, or at the end
+    int k = count;
+    while (c->ordered && k > 0 && out[(k - 1) * stride] > j) {
+      out[k * stride] = out[(k - 1) * stride];
+      k--;
+    }
+    out[k * stride] = j;
+  } else if (c->ordered && max > 0 && j < out[(max - 1) * stride]) {
+    // full: the largest index makes room, so the max smallest are kept whatever the order they
+    // come in
+    int k = max - 1;
+    while (k > 0 && out[(k - 1) * stride] > j) {
+      out[k * stride] = out[(k - 1) * stride];
+      k--;
+    }
+    out[k * stride] = j;
+  }
+}
+
 // grains closer to grain i than each pair's contact distance plus extra (0: contacts; c->skin:
-// the neighbour lists; cells at least c->cutoff + extra wide): walk the 27 neighbouring cells and
-// keep grains whose own cell is the visited one (so hash collisions never give duplicates). the
-// first max found go to out[0], out[stride], ...; returns how many there are in all. with
-// c->ordered they are the max smallest indices, sorted, so results do not depend on the order the
-// hash lists were built in (which threads racing on the atomic insertion vary); otherwise the
-// first max the walk meets, in that order
+// the neighbour lists; cells at least c->cutoff + extra wide): walk the 27 neighbouring cells'
+// buckets, a linked list (hash) or a range of the sorted list (sorted, grn_sorted.h), and keep
+// grains whose own cell is the visited one (so hash collisions never give duplicates). the first
+// max found go to out[0], out[stride], ...; returns how many there are in all. with c->ordered
+// they are the max smallest indices, sorted, so results depend neither on the order the hash
+// lists were built in (which threads racing on the atomic insertion vary) nor on the broadphase;
+// otherwise the first max the walk meets, in that order. the sorted list's positions are those
+// at its build: the walk runs in the substep of a build only (lists that did not fit are rebuilt
+// every substep, grn_grain_contacts)
 GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, float extra, int i,
                                int* out, size_t stride, int max) {
   grnVec3 xi = grn_load3(d->pos + 3 * i);
@@ -44,31 +80,25 @@ GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, float extra
     for (int dy = -1; dy <= 1; dy++) {
       for (int dx = -1; dx <= 1; dx++) {
         int cx = ci[0] + dx, cy = ci[1] + dy, cz = ci[2] + dz;
-        for (int j = d->head[grn_hash_cell(cx, cy, cz, d->hash_size)]; j >= 0; j = d->next[j]) {
-          const int* cj = d->cell + 3 * j;
-          if (j == i || cj[0] != cx || cj[1] != cy || cj[2] != cz) continue;
-          grnVec3 r = grn_sub(xi, grn_load3(d->pos + 3 * j));
-          float cut = grn_pair_cutoff(c, ri, grn_radius(d, j)) + extra;
-          if (grn_dot(r, r) >= cut * cut) continue;
-          if (count < max) {
-            // insertion by index, or at the end
-            int k = count;
-            while (c->ordered && k > 0 && out[(k - 1) * stride] > j) {
-              out[k * stride] = out[(k - 1) * stride];
-              k--;
-            }
-            out[k * stride] = j;
-          } else if (c->ordered && max > 0 && j < out[(max - 1) * stride]) {
-            // full: the largest index makes room, so the max smallest are kept whatever the
-            // order they come in
-            int k = max - 1;
-            while (k > 0 && out[(k - 1) * stride] > j) {
-              out[k * stride] = out[(k - 1) * stride];
-              k--;
-            }
-            out[k * stride] = j;
+        unsigned b = grn_hash_cell(cx, cy, cz, d->hash_size);
+        if (c->broadphase == grnBROADPHASE_SORTED) {
+          for (int e = d->bucket_start[b]; e < d->bucket_start[b + 1]; e++) {
+            const int* cj = d->sorted_cell + 3 * e;
+            const float* xj = d->sorted_pos + 4 * e;
+            int j = d->sorted[e];
+            if (j == i || cj[0] != cx || cj[1] != cy || cj[2] != cz) continue;
+            if (!grn_within_reach(c, xi, ri, extra, grn_load3(xj), xj[3])) continue;
+            grn_keep_neighbor(c, j, count++, out, stride, max);
           }
-          count++;
+        } else {
+          for (int j = d->head[b]; j >= 0; j = d->next[j]) {
+            const int* cj = d->cell + 3 * j;
+            if (j == i || cj[0] != cx || cj[1] != cy || cj[2] != cz) continue;
+            if (!grn_within_reach(c, xi, ri, extra, grn_load3(d->pos + 3 * j), grn_radius(d, j))) {
+              continue;
+            }
+            grn_keep_neighbor(c, j, count++, out, stride, max);
+          }
         }
       }
     }

@@ -29,7 +29,10 @@ typedef enum grnArrayUnit_ {
   grnUNIT_NEIGHBOR,           // GRN_MAX_NEIGHBORS x cap
   grnUNIT_LOOP_SLOT,          // GRN_MAX_PAIRS x cap with one loop, else none
   grnUNIT_DEM_SHAPE_SLOT,     // GRN_MAX_SHAPE_CONTACTS x cap with the dem model, else none
-  grnUNIT_HASH,               // hash_size
+  grnUNIT_HASH,               // hash_size with the hash broadphase, else none
+  grnUNIT_HASH_GRAIN,         // cap with the hash broadphase, else none
+  grnUNIT_BUCKET1,            // hash_size + 1 with the sorted broadphase, else none
+  grnUNIT_SORTED_GRAIN,       // cap with the sorted broadphase, else none
   grnUNIT_PAIR,               // cp_cap (grown as the contact pairs need)
   grnUNIT_BODY,               // max_bodies (at least 1)
 } grnArrayUnit;
@@ -61,6 +64,20 @@ typedef enum grnArrayUnit_ {
   X(int, sc_shape, 1, grnUNIT_SHAPE_SLOT, "shape index of each shape contact")                 \
   GRN_LAW_STATE(X)
 
+// the broadphase: each grain's cell and the buckets of the spatial hash of cells, as linked lists
+// (hash) or as ranges of a list of the grains sorted by bucket (sorted, grn_sorted.h); the
+// arrays of the broadphase not in use have no length
+#define GRN_BROADPHASE_ARRAYS(X)                                                               \
+  X(int, cell, 3, grnUNIT_GRAIN, "integer cell of each grain")                                 \
+  X(int, head, 1, grnUNIT_HASH, "hash: first grain in each bucket, -1: empty")                 \
+  X(int, next, 1, grnUNIT_HASH_GRAIN, "hash: next grain in the same bucket, -1: end")          \
+  X(int, bucket_count, 1, grnUNIT_BUCKET1, "sorted: grains in each bucket; [hash_size]: 0")    \
+  X(int, bucket_start, 1, grnUNIT_BUCKET1, "sorted: each bucket's first entry; [hash_size]: n") \
+  X(int, bucket_rank, 1, grnUNIT_SORTED_GRAIN, "sorted: the grain's place in its bucket's count") \
+  X(int, sorted, 1, grnUNIT_SORTED_GRAIN, "sorted: grain of each entry, bucket by bucket")     \
+  X(float, sorted_pos, 4, grnUNIT_SORTED_GRAIN, "sorted: position [m], radius [m] of each entry") \
+  X(int, sorted_cell, 3, grnUNIT_SORTED_GRAIN, "sorted: cell of each entry")
+
 // the grains and the per-substep work arrays
 #define GRN_GRAIN_ARRAYS(X)                                                                    \
   X(float, pos, 3, grnUNIT_GRAIN, "positions [m]")                                             \
@@ -72,11 +89,9 @@ typedef enum grnArrayUnit_ {
   X(float, vpred, 3, grnUNIT_GRAIN, "velocity after external forces this substep")             \
   X(float, iter, GRN_ITER, grnUNIT_GRAIN, "jacobi iterate, last: grn_iter_v, _b, _w")          \
   X(float, iter_next, GRN_ITER, grnUNIT_GRAIN, "jacobi iterate, next")                         \
-  X(int, cell, 3, grnUNIT_GRAIN, "integer cell of each grain")                                 \
-  X(int, head, 1, grnUNIT_HASH, "first grain in each hash bucket, -1: empty")                  \
-  X(int, next, 1, grnUNIT_GRAIN, "next grain in the same bucket, -1: end")                     \
+  GRN_BROADPHASE_ARRAYS(X)                                                                     \
   X(int, nbr, 1, grnUNIT_NEIGHBOR, "grains within the reach at the lists' build")              \
-  X(int, nnbr, 1, grnUNIT_GRAIN, "entries in nbr; -1: more than fit (the hash is searched)")   \
+  X(int, nnbr, 1, grnUNIT_GRAIN, "entries in nbr; -1: more than fit (the buckets are walked)") \
   X(float, nbr_pos, 3, grnUNIT_GRAIN, "position at the lists' build")                          \
   X(int, ncontact, 1, grnUNIT_GRAIN, "grain + shape contacts of each grain")                   \
   X(float, pair_bias, 1, grnUNIT_LOOP_SLOT, "one loop: accumulated baumgarte impulse")         \
@@ -150,6 +165,9 @@ static inline void** grn_array_field(grnData* d, const grnArrayDesc* a) {
   return (void**)((char*)d + a->offset);
 }
 
+// 1 when params p (NULL: none) use broadphase b
+static inline int grn_broadphase_is(const grnParams* p, int b) { return p && p->broadphase == b; }
+
 // units of an array in solver arrays d (their cap, hash_size and cp_cap) with nbody bodies, for
 // a solver of params p (NULL: no optional arrays)
 static inline size_t grn_unit_count(int unit, const grnData* d, int nbody, const grnParams* p) {
@@ -163,7 +181,11 @@ static inline size_t grn_unit_count(int unit, const grnData* d, int nbody, const
     case grnUNIT_LOOP_SLOT: return p && p->one_loop ? GRN_MAX_PAIRS * cap : 0;
     case grnUNIT_DEM_SHAPE_SLOT:
       return p && p->model == grnMODEL_DEM ? GRN_MAX_SHAPE_CONTACTS * cap : 0;
-    case grnUNIT_HASH: return d->hash_size;
+    case grnUNIT_HASH: return grn_broadphase_is(p, grnBROADPHASE_HASH) ? d->hash_size : 0;
+    case grnUNIT_HASH_GRAIN: return grn_broadphase_is(p, grnBROADPHASE_HASH) ? cap : 0;
+    case grnUNIT_BUCKET1:
+      return grn_broadphase_is(p, grnBROADPHASE_SORTED) ? (size_t)d->hash_size + 1 : 0;
+    case grnUNIT_SORTED_GRAIN: return grn_broadphase_is(p, grnBROADPHASE_SORTED) ? cap : 0;
     case grnUNIT_PAIR: return (size_t)d->cp_cap;
     case grnUNIT_BODY: return nbody > 0 ? (size_t)nbody : 1;
   }
@@ -251,6 +273,7 @@ typedef struct grnConsts_ {
   float cyclic_lo;            // bottom of the vertical cyclic boundary [m]
   float cyclic_period;        // its height [m]; 0: off
   int ordered;                // 1: each grain's contacts sorted by partner (deterministic)
+  int broadphase;             // grnBroadphase
   int model;                  // grnModel
   grnDemLawConsts dem;        // the dem law's constants
 } grnConsts;

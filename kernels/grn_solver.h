@@ -66,6 +66,11 @@ extern const grnArrayDesc grn_contact_arrays[grnNCONTACT_ARRAYS];
 extern const grnArrayDesc grn_solver_arrays[];
 extern const int grn_nsolver_arrays;
 
+// the broadphase's arrays (the hash's and the sorted list's; those of the one not in use have no
+// length)
+extern const grnArrayDesc grn_broadphase_arrays[];
+extern const int grn_nbroadphase_arrays;
+
 // bytes of contact-state array a for capacity cap, and its offset in a contact-state buffer
 size_t grn_contact_array_bytes(int a, int cap);
 size_t grn_contact_offset(int a, int cap);
@@ -75,7 +80,7 @@ extern const grnBackendOps grn_cpu_ops;
 const grnBackendOps* grn_cuda_backend(void);
 
 // each pair of grains closer than the cutoff once, as (i < j) in order of i then j, from a
-// hash already built in host memory d (as grn_find_pairs)
+// broadphase already built in host memory d (as grn_find_pairs)
 grnStatus grn_list_pairs(const grnData* d, const grnConsts* k, int* pairs, int max, int* npairs);
 
 // shape s moved rigidly with its body's velocity for time tau from its start-of-step pose

@@ -49,6 +49,7 @@ static const char* const kColors[] = {"height", "speed", "fixed", "spin", NULL};
 static const char* const kBools[] = {"false", "true", NULL};
 static const char* const kModels[] = {"pj", "dem", NULL};                 // grnModel
 static const char* const kLaws[] = {"hertz", "hooke", NULL};              // grnDemLaw
+static const char* const kBroadphases[] = {"hash", "sorted", NULL};       // grnBroadphase
 
 #define OFF(f) offsetof(mjgConfig, f)
 _Static_assert(offsetof(mjgConfig, radius_min) == offsetof(mjgConfig, radius) + sizeof(double),
@@ -93,6 +94,8 @@ static const mjgAttr kAttr[] = {
   {"seed",       mjgLONG,    "0",     "",      0,    4.5e15,    0, OFF(seed), -1, NULL},
   {"backend",    mjgWORD,    "auto",  "",      0,    0,         0, OFF(backend), -1, kBackends},
   {"device",     mjgINT,     "0",     "",      0,    1023,      0, OFF(device), -1, NULL},
+  {"broadphase", mjgWORD,    "hash",  "",      0,    0,         0, OFF(broadphase), -1,
+   kBroadphases},
   {"bodies",     mjgTEXT,    NULL,    "",      0,    0,         0, 0, OFF(has_bodies), NULL},
   {"sdf_cell",   mjgREAL,    NULL,    "m",     0,    1,         1, OFF(sdf_cell), OFF(has_sdf_cell),
    NULL},
@@ -473,6 +476,7 @@ void mjg_config_params(const mjgConfig* cfg, double dt, const mjtNum gravity[3],
   }
   p->deterministic = cfg->deterministic;
   p->device = cfg->device;
+  p->broadphase = cfg->broadphase;
   p->model = cfg->model;
   p->law = cfg->law;
   p->youngs = (float)cfg->youngs;

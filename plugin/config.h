@@ -51,6 +51,7 @@ typedef struct mjgConfig_ {
   long long seed;           // seed of the initial bed's jitter
   grnBackend backend;       // auto, cpu or cuda
   int device;               // cuda device index
+  grnBroadphase broadphase; // hash or sorted cell list
   int has_bodies;           // 1: bodies was given (names resolved by bodies.c)
   int has_sdf_cell;         // 1: sdf_cell was given
   double sdf_cell;          // node spacing of mesh sdf grids; default: the grain radius       [m]

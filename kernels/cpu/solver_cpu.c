@@ -8,6 +8,7 @@
 #include "../grn_body.h"
 #include "../grn_phases.h"
 #include "../grn_solver.h"
+#include "../grn_sorted.h"
 
 typedef struct grnCpu_ {
   grnData d;                  // arrays in host memory
@@ -186,7 +187,7 @@ static void cpu_hash_insert(grnData* d, int i) {
   } while (!__atomic_compare_exchange_n(head, &old, i, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 }
 
-// broadphase: cells of all grains, then the linked-list hash (inside a parallel region)
+// the hash broadphase: cells of all grains, then the linked lists (inside a parallel region)
 static void cpu_build_hash(grnData* d, float inv_cell) {
   #pragma omp for schedule(static)
   for (unsigned b = 0; b < d->hash_size; b++) d->head[b] = -1;
@@ -194,6 +195,42 @@ static void cpu_build_hash(grnData* d, float inv_cell) {
   for (int i = 0; i < d->n; i++) {
     grn_compute_cell(d, i, inv_cell);
     cpu_hash_insert(d, i);
+  }
+}
+
+// the sorted broadphase (grn_sorted.h): cells of all grains and their ranks in their buckets,
+// the counts summed into the buckets' starts, the grains scattered and each bucket ordered
+// (inside a parallel region)
+static void cpu_build_sorted(grnData* d, float inv_cell) {
+  #pragma omp for schedule(static)
+  for (unsigned b = 0; b <= d->hash_size; b++) d->bucket_count[b] = 0;
+  #pragma omp for schedule(static)
+  for (int i = 0; i < d->n; i++) {
+    grn_compute_cell(d, i, inv_cell);
+    d->bucket_rank[i] = __atomic_fetch_add(d->bucket_count + grn_grain_bucket(d, i), 1,
+                                           __ATOMIC_RELAXED);
+  }
+  // the prefix sum, serial: a pass over the table costs little next to the substep
+  #pragma omp single
+  {
+    int sum = 0;
+    for (unsigned b = 0; b <= d->hash_size; b++) {
+      d->bucket_start[b] = sum;
+      sum += d->bucket_count[b];
+    }
+  }
+  #pragma omp for schedule(static)
+  for (int i = 0; i < d->n; i++) grn_sorted_scatter_grain(d, i);
+  #pragma omp for schedule(static)
+  for (unsigned b = 0; b < d->hash_size; b++) grn_sorted_order_bucket(d, b);
+}
+
+// the broadphase of the params, cells 1 / inv_cell wide (inside a parallel region)
+static void cpu_build_broadphase(grnData* d, const grnConsts* k, float inv_cell) {
+  if (k->broadphase == grnBROADPHASE_SORTED) {
+    cpu_build_sorted(d, inv_cell);
+  } else {
+    cpu_build_hash(d, inv_cell);
   }
 }
 
@@ -374,7 +411,7 @@ static grnStatus cpu_substep(grnSolver* s) {
       grnPhase phase = table.phase[e];
       switch (phase) {
         case grnPHASE_BROADPHASE:
-          if (k.lists) cpu_build_hash(&dl, k.inv_list_cell);
+          if (k.lists) cpu_build_broadphase(&dl, &k, k.inv_list_cell);
           break;
         case grnPHASE_NUMBER:
           #pragma omp single
@@ -422,7 +459,7 @@ static grnStatus cpu_find_pairs(grnSolver* s, int* pairs, int max, int* npairs) 
   grnData* d = &c->d;
   const grnConsts* k = &s->consts;
   #pragma omp parallel num_threads(c->nthread)
-  cpu_build_hash(d, k->inv_cell);
+  cpu_build_broadphase(d, k, k->inv_cell);
   return grn_list_pairs(d, k, pairs, max, npairs);
 }
 

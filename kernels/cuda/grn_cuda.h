@@ -18,18 +18,17 @@
 cudaError_t grn_cuda_phase(grnPhase phase, const grnData* d, const grnConsts* c,
                            unsigned* moved2, cudaStream_t stream);
 
-// broadphase: every bucket of the hash emptied (head = -1)
-cudaError_t grn_cuda_clear_heads(const grnData* d, cudaStream_t stream);
+// the broadphase of c (cells 1 / inv_cell wide): the hash's linked lists, built with atomicCAS,
+// or the sorted cell list (grn_sorted.h), its counts prefix-summed in scan (scan_bytes from
+// grn_cuda_scan_bytes for hash_size + 1 items)
+cudaError_t grn_cuda_broadphase(const grnData* d, const grnConsts* c, float inv_cell, void* scan,
+                                size_t scan_bytes, cudaStream_t stream);
 
-// broadphase: cell of every grain (cells 1 / inv_cell wide), pushed onto its bucket's list with
-// atomicCAS
-cudaError_t grn_cuda_hash_insert(const grnData* d, float inv_cell, cudaStream_t stream);
-
-// bytes of scan workspace grn_cuda_number_pairs needs for up to cap grains
-size_t grn_cuda_scan_bytes(int cap);
+// bytes of scan workspace for an exclusive sum of items ints
+size_t grn_cuda_scan_bytes(int items);
 
 // pair counts summed into each grain's first pair (after the link phase), in scan (scan_bytes
-// from grn_cuda_scan_bytes); the total into pair_first[n]
+// from grn_cuda_scan_bytes for cap + 1 items); the total into pair_first[n]
 cudaError_t grn_cuda_number_pairs(const grnData* d, void* scan, size_t scan_bytes,
                                   cudaStream_t stream);
 

@@ -7,6 +7,7 @@
 #include "../grn_body.h"
 #include "../grn_hash.h"
 #include "../grn_phases.h"
+#include "../grn_sorted.h"
 
 //---------------------------------- kernels -------------------------------------------------------
 
@@ -34,6 +35,24 @@ __global__ void grn_k_hash_insert(grnData d, float inv_cell) {
     if (seen == old) break;
     old = seen;
   }
+}
+
+// the sorted broadphase (grn_sorted.h): cell of grain i and its rank among its bucket's grains
+__global__ void grn_k_sorted_count(grnData d, float inv_cell) {
+  int i = grn_thread_index();
+  if (i >= d.n) return;
+  grn_compute_cell(&d, i, inv_cell);
+  d.bucket_rank[i] = atomicAdd(d.bucket_count + grn_grain_bucket(&d, i), 1);
+}
+
+__global__ void grn_k_sorted_scatter(grnData d) {
+  int i = grn_thread_index();
+  if (i < d.n) grn_sorted_scatter_grain(&d, i);
+}
+
+__global__ void grn_k_sorted_order(grnData d) {
+  unsigned b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b < d.hash_size) grn_sorted_order_bucket(&d, b);
 }
 
 // one kernel per grain phase of grn_phases.h, one thread per grain; a phase that moves the grains
@@ -203,21 +222,44 @@ cudaError_t grn_cuda_phase(grnPhase phase, const grnData* d, const grnConsts* c,
   return cudaGetLastError();
 }
 
-cudaError_t grn_cuda_clear_heads(const grnData* d, cudaStream_t stream) {
-  if (d->hash_size == 0) return cudaSuccess;
-  grn_k_clear_heads<<<grn_blocks(d->hash_size), GRN_CUDA_BLOCK, 0, stream>>>(*d);
+// the hash broadphase: every bucket emptied, then each grain pushed onto its bucket's list
+static cudaError_t grn_cuda_build_hash(const grnData* d, float inv_cell, cudaStream_t stream) {
+  if (d->hash_size > 0) {
+    grn_k_clear_heads<<<grn_blocks(d->hash_size), GRN_CUDA_BLOCK, 0, stream>>>(*d);
+  }
+  if (d->n > 0) grn_k_hash_insert<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, inv_cell);
   return cudaGetLastError();
 }
 
-cudaError_t grn_cuda_hash_insert(const grnData* d, float inv_cell, cudaStream_t stream) {
-  if (d->n <= 0) return cudaSuccess;
-  grn_k_hash_insert<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, inv_cell);
+// the sorted broadphase: ranks counted, the counts summed into the buckets' starts, the grains
+// scattered, each bucket ordered
+static cudaError_t grn_cuda_build_sorted(const grnData* d, float inv_cell, void* scan,
+                                         size_t scan_bytes, cudaStream_t stream) {
+  unsigned buckets = d->hash_size + 1;
+  cudaError_t err = cudaMemsetAsync(d->bucket_count, 0, buckets * sizeof(int), stream);
+  if (err != cudaSuccess) return err;
+  if (d->n > 0) grn_k_sorted_count<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, inv_cell);
+  err = cudaGetLastError();
+  if (err != cudaSuccess) return err;
+  err = cub::DeviceScan::ExclusiveSum(scan, scan_bytes, d->bucket_count, d->bucket_start,
+                                      (int)buckets, stream);
+  if (err != cudaSuccess) return err;
+  if (d->n > 0) grn_k_sorted_scatter<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d);
+  grn_k_sorted_order<<<grn_blocks(d->hash_size), GRN_CUDA_BLOCK, 0, stream>>>(*d);
   return cudaGetLastError();
 }
 
-size_t grn_cuda_scan_bytes(int cap) {
+cudaError_t grn_cuda_broadphase(const grnData* d, const grnConsts* c, float inv_cell, void* scan,
+                                size_t scan_bytes, cudaStream_t stream) {
+  if (c->broadphase == grnBROADPHASE_SORTED) {
+    return grn_cuda_build_sorted(d, inv_cell, scan, scan_bytes, stream);
+  }
+  return grn_cuda_build_hash(d, inv_cell, stream);
+}
+
+size_t grn_cuda_scan_bytes(int items) {
   size_t bytes = 0;
-  cub::DeviceScan::ExclusiveSum(NULL, bytes, (const int*)NULL, (int*)NULL, cap + 1);
+  cub::DeviceScan::ExclusiveSum(NULL, bytes, (const int*)NULL, (int*)NULL, items);
   return bytes;
 }
 

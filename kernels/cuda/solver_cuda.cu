@@ -252,7 +252,12 @@ static grnStatus cuda_create_arrays(grnSolver* s, grnCuda* g) {
   // that no pair is ever dropped and both backends solve the same pairs without the host
   // reading the count mid-substep. one loop solves no pairs
   d->cp_cap = s->params.one_loop ? 0 : (int)(GRN_MAX_PAIRS * cap);
-  g->scan_bytes = grn_cuda_scan_bytes((int)cap);
+  // one workspace for the pair counts' scan and the sorted broadphase's
+  g->scan_bytes = grn_cuda_scan_bytes((int)cap + 1);
+  if (s->params.broadphase == grnBROADPHASE_SORTED) {
+    size_t bytes = grn_cuda_scan_bytes((int)d->hash_size + 1);
+    if (bytes > g->scan_bytes) g->scan_bytes = bytes;
+  }
   g->out_bytes = 6 * nbody * sizeof(double) + 4 * sizeof(int);
 
   // every array of the tables (those of no length, another model's or one loop's without it,
@@ -485,8 +490,8 @@ static grnStatus cuda_substep(grnSolver* s) {
     switch (phase) {
       case grnPHASE_BROADPHASE:
         if (kc.lists) {
-          GRN_CUDA_TRY(grn_cuda_clear_heads(d, stream));
-          GRN_CUDA_TRY(grn_cuda_hash_insert(d, kc.inv_list_cell, stream));
+          GRN_CUDA_TRY(grn_cuda_broadphase(d, &kc, kc.inv_list_cell, g->scan, g->scan_bytes,
+                                           stream));
         }
         break;
       case grnPHASE_NUMBER:
@@ -533,7 +538,8 @@ static grnStatus cuda_substep(grnSolver* s) {
 
 //---------------------------------- queries -------------------------------------------------------
 
-// the hash built on the device, then the same pair listing as the cpu backend on a host copy
+// the broadphase built on the device, then the same pair listing as the cpu backend on a host
+// copy
 static grnStatus cuda_find_pairs(grnSolver* s, int* pairs, int max, int* npairs) {
   grnCuda* g = (grnCuda*)s->impl;
   grnData* d = &g->d;
@@ -542,53 +548,50 @@ static grnStatus cuda_find_pairs(grnSolver* s, int* pairs, int max, int* npairs)
   *npairs = 0;
   if (n == 0) return grnOK;
   GRN_CUDA_ON_DEVICE(g);
-  GRN_CUDA_TRY(grn_cuda_clear_heads(d, g->stream));
-  GRN_CUDA_TRY(grn_cuda_hash_insert(d, k->inv_cell, g->stream));
+  GRN_CUDA_TRY(grn_cuda_broadphase(d, k, k->inv_cell, g->scan, g->scan_bytes, g->stream));
 
-  // host copies of what the neighbour walk reads
+  // host copies of what the neighbour walk reads: positions, radii and the broadphase's arrays
   grnData h;
   memset(&h, 0, sizeof(h));
   h.n = n;
   h.cap = d->cap;
   h.hash_size = d->hash_size;
   h.pos = (float*)malloc(3 * (size_t)n * sizeof(float));
-  h.cell = (int*)malloc(3 * (size_t)n * sizeof(int));
-  h.head = (int*)malloc((size_t)d->hash_size * sizeof(int));
-  h.next = (int*)malloc((size_t)n * sizeof(int));
   h.rad = (float*)malloc((size_t)n * sizeof(float));
-  grnStatus st = grnOK;
-  if (!h.pos || !h.cell || !h.head || !h.next || !h.rad) st = grnERR_MEMORY;
+  grnStatus st = h.pos && h.rad ? grnOK : grnERR_MEMORY;
   cudaError_t err = cudaSuccess;
   if (st == grnOK) {
     err = cudaMemcpyAsync(h.pos, d->pos, 3 * (size_t)n * sizeof(float), cudaMemcpyDeviceToHost,
                           g->stream);
     if (err == cudaSuccess) {
-      err = cudaMemcpyAsync(h.cell, d->cell, 3 * (size_t)n * sizeof(int),
-                            cudaMemcpyDeviceToHost, g->stream);
-    }
-    if (err == cudaSuccess) {
-      err = cudaMemcpyAsync(h.head, d->head, (size_t)d->hash_size * sizeof(int),
-                            cudaMemcpyDeviceToHost, g->stream);
-    }
-    if (err == cudaSuccess) {
-      err = cudaMemcpyAsync(h.next, d->next, (size_t)n * sizeof(int), cudaMemcpyDeviceToHost,
-                            g->stream);
-    }
-    if (err == cudaSuccess) {
       err = cudaMemcpyAsync(h.rad, d->rad, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost,
                             g->stream);
     }
-    if (err == cudaSuccess) err = cudaStreamSynchronize(g->stream);
-    if (err != cudaSuccess) st = cuda_fail(err, "copying the hash to the host");
   }
+  for (int a = 0; a < grn_nbroadphase_arrays && st == grnOK && err == cudaSuccess; a++) {
+    const grnArrayDesc* desc = grn_broadphase_arrays + a;
+    size_t bytes = grn_unit_count(desc->unit, d, 0, &s->params) * desc->width * desc->size;
+    if (bytes == 0) continue;
+    void** field = grn_array_field(&h, desc);
+    *field = malloc(bytes);
+    if (!*field) {
+      st = grnERR_MEMORY;
+    } else {
+      err = cudaMemcpyAsync(*field, *grn_array_field(d, desc), bytes, cudaMemcpyDeviceToHost,
+                            g->stream);
+    }
+  }
+  cudaError_t sync = cudaStreamSynchronize(g->stream);  // no copy still writes the buffers
+  if (err == cudaSuccess) err = sync;
+  if (err != cudaSuccess && st == grnOK) st = cuda_fail(err, "copying the broadphase to the host");
 
   // each pair once, as (i < j), in order of i then j
   if (st == grnOK) st = grn_list_pairs(&h, k, pairs, max, npairs);
   free(h.pos);
-  free(h.cell);
-  free(h.head);
-  free(h.next);
   free(h.rad);
+  for (int a = 0; a < grn_nbroadphase_arrays; a++) {
+    free(*grn_array_field(&h, grn_broadphase_arrays + a));
+  }
   return st;
 }
 

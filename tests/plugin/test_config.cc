@@ -91,6 +91,9 @@ TEST(Config, BadValuesAreRefusedNamingTheKey) {
     {"deterministic", "1", "a number"},
     {"bed_file", "/nonexistent/bed.mjgbed", "missing file"},
     {"model", "dpm", "unknown model"},
+    {"broadphase", "grid", "unknown broadphase"},
+    {"broadphase", "hash sorted", "two words"},
+    {"broadphase", "0", "a number"},
     {"model", "dem pj", "two words"},
     {"law", "linear", "unknown law"},
     {"youngs", "0", "zero modulus"},
@@ -187,6 +190,8 @@ TEST(Config, GoodValuesLoad) {
     {"deterministic", "true"},
     {"model", "dem"},
     {"model", " pj "},
+    {"broadphase", "sorted"},
+    {"broadphase", " hash "},
   };
   for (const auto& [key, value] : good) {
     std::string error;
@@ -264,6 +269,14 @@ TEST(Config, ModelKeySwitchesTheContactModel) {
   std::string error;
   EXPECT_FALSE(LoadXml(WithKey("model", "sph"), &error));
   EXPECT_NE(error.find("'model' = 'sph': must be one of pj, dem"), std::string::npos) << error;
+}
+
+// an unknown broadphase is refused naming the key and listing the broadphases
+TEST(Config, UnknownBroadphaseIsRefusedListingThem) {
+  std::string error;
+  EXPECT_FALSE(LoadXml(WithKey("broadphase", "octree"), &error));
+  EXPECT_NE(error.find("'broadphase' = 'octree': must be one of hash, sorted"), std::string::npos)
+      << error;
 }
 
 // the rayleigh time of a sphere of radius r [s] (the dem defaults: 2500 kg/m^3, 5e7 Pa, 0.3)

@@ -1,10 +1,11 @@
-// state round trips through MuJoCo's own API, both contact models, on the backend auto picks (a
-// gpu where one is usable, where the grains stay on the device between steps): mj_getState /
-// mj_setState with mjSTATE_FULLPHYSICS restore the grains bit for bit, mj_copyData gives an
-// independent copy that steps identically, mj_resetData restores the initial bed, two mjData of
-// one model step to identical plugin_state (same thread count), and a state written into
-// plugin_state in any way is the one the next step starts from. The scene has a coupled free body resting in the
-// bed so the two-way coupling (the box answering the grains within each step) is part of every step.
+// state round trips through MuJoCo's own API, both contact models and broadphases, on the
+// backend auto picks (a gpu where one is usable, where the grains stay on the device between
+// steps): mj_getState / mj_setState with mjSTATE_FULLPHYSICS restore the grains bit for bit,
+// mj_copyData gives an independent copy that steps identically, mj_resetData restores the initial
+// bed, two mjData of one model step to identical plugin_state (same thread count), and a state
+// written into plugin_state in any way is the one the next step starts from. The scene has a
+// coupled free body resting in the bed so the two-way coupling (the box answering the grains
+// within each step) is part of every step.
 // Prints the cost of mj_getState / mj_setState at the size of models/sandbox.xml ("measured:").
 #include <dlfcn.h>
 
@@ -32,12 +33,12 @@ using mjg_test::StateCopy;
 constexpr int kSpec = mjSTATE_FULLPHYSICS;
 
 // a small bed (a few hundred grains) in a walled box and a heavy free cube dropped into it; the
-// contact model of key model
-ModelPtr Scene(const char* model = "pj") {
+// contact model of key model and the broadphase of key broadphase
+ModelPtr Scene(const char* model = "pj", const char* broadphase = "hash") {
   std::string error;
   auto m = LoadXml(mjg_test::TerrainXml(
                        {{"fill", "-0.04 -0.04 0.005  0.04 0.04 0.04"}, {"radius", "0.004"},
-                        {"model", model}},
+                        {"model", model}, {"broadphase", broadphase}},
                        mjg_test::WalledBox(0.04) +
                            "<body name=\"cube\" pos=\"0 0 0.06\"><freejoint/>"
                            "<geom type=\"box\" size=\"0.015 0.015 0.015\" density=\"8000\"/>"
@@ -171,6 +172,26 @@ TEST(State, DemReplaysBitForBitWithItsTangentialSprings) {
   mj_setState(m.get(), d.get(), saved.data(), kSpec);
   for (int i = 0; i < 10; i++) mj_step(m.get(), d.get());
   EXPECT_FALSE(Bitwise(GetState(m.get(), d.get()), first[9]));
+}
+
+// the sorted broadphase: a restored state goes on bit for bit (the grains' order in the state is
+// the user's; the sorted list is rebuilt from it), and the run is the hash broadphase's, bit for
+// bit, for both contact models
+TEST(State, SortedBroadphaseReplaysBitForBitAndEqualsTheHash) {
+  for (const char* model : {"pj", "dem"}) {
+    SCOPED_TRACE(model);
+    auto sorted = Scene(model, "sorted"), hash = Scene(model, "hash");
+    ASSERT_TRUE(sorted && hash);
+    std::vector<mjtNum> saved, saved_hash;
+    std::vector<std::vector<mjtNum>> first, first_hash;
+    ExpectReplaysBitForBit(sorted.get(), &saved, &first);
+    ExpectReplaysBitForBit(hash.get(), &saved_hash, &first_hash);
+    EXPECT_TRUE(Bitwise(saved, saved_hash));
+    ASSERT_EQ(first.size(), first_hash.size());
+    for (size_t i = 0; i < first.size(); i++) {
+      ASSERT_TRUE(Bitwise(first[i], first_hash[i])) << "step " << i;
+    }
+  }
 }
 
 TEST(State, SetStateIntoAFreshDataReplays) {
