@@ -90,7 +90,9 @@ static int parse_args(int argc, char** argv, Options* o) {
   o->iterations = 0;
   o->seed = 12345;
   o->model = grnMODEL_PJ;
-  o->broadphases[0] = grnBROADPHASE_HASH;
+  grnParams defaults;
+  grn_default_params(&defaults);
+  o->broadphases[0] = defaults.broadphase;
   o->nbroadphases = 1;
   o->skin = -1;
   o->shuffle = 0;

@@ -1,5 +1,6 @@
-// spatial hash (grn_hash.h, the broadphase of grn_collide.h): grn_find_pairs must return exactly
-// the pairs that a brute-force O(N^2) check finds with the same cutoff, 2 r + margin r, strict <.
+// spatial hash (grn_hash.h, the cells and buckets both broadphases of grn_collide.h walk):
+// grn_find_pairs must return exactly the pairs that a brute-force O(N^2) check finds with the same
+// cutoff, 2 r + margin r, strict <, with the hash and with the sorted cell list.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -81,14 +82,17 @@ std::string Describe(const std::vector<float>& pos, Pair p, float cutoff) {
   return buf;
 }
 
-// load the grains into a solver with the given table size and compare hash against brute force
-void ExpectSamePairs(const std::vector<float>& pos, int hash_size, size_t min_pairs = 1) {
+// load the grains into a solver with the given table size and broadphase and compare its pairs
+// against brute force
+void ExpectSamePairsWith(const std::vector<float>& pos, int hash_size, int broadphase,
+                         size_t min_pairs) {
   grnParams p;
   grn_default_params(&p);
   p.radius = kRadius;
   p.margin = kMargin;
   p.capacity = (int)(pos.size() / 3);
   p.hash_size = hash_size;
+  p.broadphase = broadphase;
   SolverPtr s = MakeSolver(p);
   ASSERT_TRUE(s);
   ASSERT_EQ(grn_set_grains(s.get(), p.capacity, pos.data(), nullptr), grnOK);
@@ -110,6 +114,14 @@ void ExpectSamePairs(const std::vector<float>& pos, int hash_size, size_t min_pa
   }
   EXPECT_TRUE(missing.empty() && extra.empty())
       << missing.size() << " missing, " << extra.size() << " extra of " << want.size();
+}
+
+// the same with both broadphases
+void ExpectSamePairs(const std::vector<float>& pos, int hash_size, size_t min_pairs = 1) {
+  for (int broadphase : {grnBROADPHASE_HASH, grnBROADPHASE_SORTED}) {
+    SCOPED_TRACE(broadphase == grnBROADPHASE_HASH ? "hash" : "sorted");
+    ExpectSamePairsWith(pos, hash_size, broadphase, min_pairs);
+  }
 }
 
 // n points uniform in a cube of side `side` centred at c

@@ -1,6 +1,7 @@
-// the sorted cell list (grn_sorted.h, params.broadphase = grnBROADPHASE_SORTED): grn_find_pairs
-// must return exactly the pairs a brute-force O(N^2) check finds within each pair's contact
-// distance, whatever the radii, the table size (cells sharing buckets) and where the grains are;
+// the sorted cell list (grn_sorted.h, params.broadphase = grnBROADPHASE_SORTED), and the hash
+// beside it: grn_find_pairs must return exactly the pairs a brute-force O(N^2) check finds within
+// each pair's contact distance, whatever the radii, the table size (cells sharing buckets) and
+// where the grains are;
 // and a whole simulation must equal the hash broadphase's bit for bit in deterministic mode,
 // since each grain's contacts are its smallest partners in index order whatever order the walk
 // meets them in.
@@ -59,13 +60,13 @@ std::vector<Pair> FoundPairs(grnSolver* s) {
   return out;
 }
 
-// the grains (radii in (0, R]) in a solver with the sorted broadphase of hash_size buckets (0:
-// the default) against brute force; returns how many pairs there are
-size_t ExpectBrutePairs(const std::vector<float>& pos, const std::vector<float>& rad,
-                        int hash_size) {
+// the grains (radii in (0, R]) in a solver with each broadphase of hash_size buckets (0: the
+// default) against brute force; returns how many pairs there are
+size_t ExpectBrutePairsWith(const std::vector<float>& pos, const std::vector<float>& rad,
+                            int hash_size, int broadphase) {
   grnParams p;
   grn_default_params(&p);
-  p.broadphase = grnBROADPHASE_SORTED;
+  p.broadphase = broadphase;
   p.capacity = std::max((int)rad.size(), 1);
   p.hash_size = hash_size;
   SolverPtr s = MakeSolver(p);
@@ -84,6 +85,17 @@ size_t ExpectBrutePairs(const std::vector<float>& pos, const std::vector<float>&
   EXPECT_TRUE(extra.empty()) << extra.size() << " extra, first (" << extra[0].first << ", "
                              << extra[0].second << ")";
   return want.size();
+}
+
+// the same with both broadphases
+size_t ExpectBrutePairs(const std::vector<float>& pos, const std::vector<float>& rad,
+                        int hash_size) {
+  size_t pairs = 0;
+  for (int broadphase : {grnBROADPHASE_HASH, grnBROADPHASE_SORTED}) {
+    SCOPED_TRACE(broadphase == grnBROADPHASE_HASH ? "hash" : "sorted");
+    pairs = ExpectBrutePairsWith(pos, rad, hash_size, broadphase);
+  }
+  return pairs;
 }
 
 // n grains of radii uniform in [rmin, R] at uniform positions in a cube of side `side` [m]
@@ -136,6 +148,13 @@ TEST(GrnSorted, FarGrainsMatchBruteForce) {
   }
   EXPECT_EQ(far_pairs.size(), 4u);
   EXPECT_EQ(far_pairs.back(), Pair(n - 3, n - 2));
+}
+
+// the default, as measured (scripts/bench/README.md, bench_cpu --broadphase)
+TEST(GrnSorted, IsTheDefault) {
+  grnParams p;
+  grn_default_params(&p);
+  EXPECT_EQ(p.broadphase, grnBROADPHASE_SORTED);
 }
 
 // no grains and one grain: no pairs, and substeps run

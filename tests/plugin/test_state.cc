@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,12 +34,14 @@ using mjg_test::StateCopy;
 constexpr int kSpec = mjSTATE_FULLPHYSICS;
 
 // a small bed (a few hundred grains) in a walled box and a heavy free cube dropped into it; the
-// contact model of key model and the broadphase of key broadphase
-ModelPtr Scene(const char* model = "pj", const char* broadphase = "hash") {
+// contact model of key model and the broadphase of key broadphase (NULL: the default)
+ModelPtr Scene(const char* model = "pj", const char* broadphase = nullptr) {
+  std::map<std::string, std::string> config = {
+      {"fill", "-0.04 -0.04 0.005  0.04 0.04 0.04"}, {"radius", "0.004"}, {"model", model}};
+  if (broadphase) config["broadphase"] = broadphase;
   std::string error;
   auto m = LoadXml(mjg_test::TerrainXml(
-                       {{"fill", "-0.04 -0.04 0.005  0.04 0.04 0.04"}, {"radius", "0.004"},
-                        {"model", model}, {"broadphase", broadphase}},
+                       config,
                        mjg_test::WalledBox(0.04) +
                            "<body name=\"cube\" pos=\"0 0 0.06\"><freejoint/>"
                            "<geom type=\"box\" size=\"0.015 0.015 0.015\" density=\"8000\"/>"
