@@ -91,7 +91,7 @@ static const mjgAttr kAttr[] = {
   {"spacing",    mjgREAL,    "2.2",   "radii", 2,    10,        1, OFF(spacing), -1, NULL},
   {"seed",       mjgLONG,    "0",     "",      0,    4.5e15,    0, OFF(seed), -1, NULL},
   {"backend",    mjgWORD,    "auto",  "",      0,    0,         0, OFF(backend), -1, kBackends},
-  {"broadphase", mjgWORD,    "sorted", "",      0,    0,         0, OFF(broadphase), -1,
+  {"broadphase", mjgWORD,    "hash",  "",      0,    0,         0, OFF(broadphase), -1,
    kBroadphases},
   {"bodies",     mjgTEXT,    NULL,    "",      0,    0,         0, 0, OFF(has_bodies), NULL},
   {"sdf_cell",   mjgREAL,    NULL,    "m",     0,    1,         1, OFF(sdf_cell), OFF(has_sdf_cell),
