@@ -151,7 +151,7 @@ typedef struct grnParams_ {
 #define GRN_DEM_DT_LIMIT 0.3
 
 // Fill params with defaults (radius 5 mm, sand density, friction 0.5, dt 5e-4 s, deterministic,
-// the sorted broadphase, ...).
+// the hash broadphase, ...).
 void grn_default_params(grnParams* params);
 
 // Check params; on failure write which field is wrong into msg (may be NULL).
