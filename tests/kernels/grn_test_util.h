@@ -36,6 +36,17 @@ inline grnBackend TestBackend() {
   return b && std::strcmp(b, "cuda") == 0 ? grnBACKEND_CUDA : grnBACKEND_CPU;
 }
 
+// largest |a - b| over two arrays of equal size
+template <typename T>
+double MaxDiff(const std::vector<T>& a, const std::vector<T>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double m = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); i++) {
+    m = std::fmax(m, std::fabs((double)a[i] - (double)b[i]));
+  }
+  return m;
+}
+
 // skip the current test, saying why, where no cuda device is usable
 #define SKIP_WITHOUT_CUDA()                                                      \
   do {                                                                           \

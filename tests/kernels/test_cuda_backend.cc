@@ -16,6 +16,7 @@
 namespace {
 
 using grn_test::Grains;
+using grn_test::MaxDiff;
 using grn_test::Read;
 using grn_test::SolverPtr;
 using grn_test::StaticShape;
@@ -182,17 +183,6 @@ std::vector<double> Wrenches(const grnSolver* s) {
   std::vector<double> w(6 * (size_t)grn_params(s)->max_bodies);
   EXPECT_EQ(grn_get_wrenches(s, w.data()), grnOK);
   return w;
-}
-
-// largest |a - b| over two arrays of equal size
-template <typename T>
-double MaxDiff(const std::vector<T>& a, const std::vector<T>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double m = 0;
-  for (size_t i = 0; i < a.size() && i < b.size(); i++) {
-    m = std::fmax(m, std::fabs((double)a[i] - (double)b[i]));
-  }
-  return m;
 }
 
 double MaxAbs(const std::vector<double>& a) {

@@ -24,6 +24,7 @@
 
 namespace {
 
+using grn_test::MaxDiff;
 using grn_test::SolverPtr;
 
 constexpr float kR = 0.005f;  // grain radius [m]
@@ -217,16 +218,6 @@ void ExpectBitwise(const Outcome& a, const Outcome& b, int cap, const std::strin
 struct Spread {
   double pos = 0, vel = 0, angvel = 0, wrench = 0, impint = 0;
 };
-
-template <typename T>
-double MaxDiff(const std::vector<T>& a, const std::vector<T>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double m = 0;
-  for (size_t i = 0; i < a.size() && i < b.size(); i++) {
-    m = std::fmax(m, std::fabs((double)a[i] - (double)b[i]));
-  }
-  return m;
-}
 
 Spread Diff(const Outcome& a, const Outcome& b) {
   Spread s;
