@@ -76,8 +76,8 @@ static grnStatus ensure_solver(mjgTerrain* t, const mjModel* m, int* nsub) {
   return grnOK;
 }
 
-// the backend that `auto` chose, said once per process on stderr
-// (and, once, as a warning when it fell back to the cpu although a device was usable)
+// the backend that `auto` chose, said once per process on stderr; a fall back to the cpu although
+// a device was usable, once as a warning
 static void report_backend(const mjgTerrain* t) {
   static atomic_int reported = 0, fell_back = 0;
   const char* note = grn_backend_note(t->solver);
