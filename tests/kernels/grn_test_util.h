@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -45,6 +46,28 @@ double MaxDiff(const std::vector<T>& a, const std::vector<T>& b) {
     m = std::fmax(m, std::fabs((double)a[i] - (double)b[i]));
   }
   return m;
+}
+
+// a pair of grains (i < j)
+using Pair = std::pair<int, int>;
+
+// the pairs grn_find_pairs reports, sorted; checks the count query against the listing, and the
+// (i < j), listed-once contract
+inline std::vector<Pair> FoundPairs(grnSolver* s) {
+  int total = -1;
+  EXPECT_EQ(grn_find_pairs(s, nullptr, 0, &total), grnOK);
+  std::vector<int> buf(2 * (size_t)std::max(total, 1));
+  int again = -1;
+  EXPECT_EQ(grn_find_pairs(s, buf.data(), total, &again), grnOK);
+  EXPECT_EQ(again, total);
+  std::vector<Pair> out;
+  for (int k = 0; k < total; k++) {
+    EXPECT_LT(buf[2 * k], buf[2 * k + 1]) << "pair " << k << " not ordered i < j";
+    out.emplace_back(buf[2 * k], buf[2 * k + 1]);
+  }
+  std::sort(out.begin(), out.end());
+  EXPECT_TRUE(std::adjacent_find(out.begin(), out.end()) == out.end()) << "duplicate pairs";
+  return out;
 }
 
 // skip the current test, saying why, where no cuda device is usable

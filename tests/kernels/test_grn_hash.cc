@@ -18,7 +18,8 @@ namespace {
 
 using grn_test::MakeSolver;
 using grn_test::SolverPtr;
-using Pair = std::pair<int, int>;
+using grn_test::FoundPairs;
+using grn_test::Pair;
 
 constexpr float kRadius = 0.005f;
 constexpr float kMargin = 0.1f;
@@ -39,24 +40,6 @@ std::vector<Pair> BrutePairs(const std::vector<float>& pos, float cutoff) {
       if (rx * rx + ry * ry + rz * rz < cut2) out.emplace_back(i, j);
     }
   }
-  return out;
-}
-
-// pairs from the solver's hash; checks the count query and the (i < j), no-duplicate contract
-std::vector<Pair> HashPairs(grnSolver* s) {
-  int total = -1;
-  EXPECT_EQ(grn_find_pairs(s, nullptr, 0, &total), grnOK);
-  std::vector<int> buf(2 * (size_t)std::max(total, 1));
-  int again = -1;
-  EXPECT_EQ(grn_find_pairs(s, buf.data(), total, &again), grnOK);
-  EXPECT_EQ(again, total);
-  std::vector<Pair> out;
-  for (int k = 0; k < total; k++) {
-    EXPECT_LT(buf[2 * k], buf[2 * k + 1]) << "pair " << k << " not ordered i < j";
-    out.emplace_back(buf[2 * k], buf[2 * k + 1]);
-  }
-  std::sort(out.begin(), out.end());
-  EXPECT_TRUE(std::adjacent_find(out.begin(), out.end()) == out.end()) << "duplicate pairs";
   return out;
 }
 
@@ -98,7 +81,7 @@ void ExpectSamePairsWith(const std::vector<float>& pos, int hash_size, int broad
   ASSERT_EQ(grn_set_grains(s.get(), p.capacity, pos.data(), nullptr), grnOK);
   float cutoff = Cutoff(p);
   std::vector<Pair> want = BrutePairs(pos, cutoff);
-  std::vector<Pair> got = HashPairs(s.get());
+  std::vector<Pair> got = FoundPairs(s.get());
   ASSERT_GE(want.size(), min_pairs) << "the set is too sparse to test anything";
   std::vector<Pair> missing, extra;
   std::set_difference(want.begin(), want.end(), got.begin(), got.end(),

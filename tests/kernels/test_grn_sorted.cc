@@ -24,7 +24,8 @@ using grn_test::Grains;
 using grn_test::MakeSolver;
 using grn_test::Read;
 using grn_test::SolverPtr;
-using Pair = std::pair<int, int>;
+using grn_test::FoundPairs;
+using grn_test::Pair;
 
 // every pair (i < j) closer than its contact distance (r_i + r_j)(1 + margin / 2), in the
 // solver's float arithmetic
@@ -41,22 +42,6 @@ std::vector<Pair> BrutePairs(const std::vector<float>& pos, const std::vector<fl
       if (rx * rx + ry * ry + rz * rz < cut * cut) out.emplace_back(i, j);
     }
   }
-  return out;
-}
-
-// the pairs grn_find_pairs reports, each checked as (i < j) and listed once
-std::vector<Pair> FoundPairs(grnSolver* s) {
-  int total = -1;
-  EXPECT_EQ(grn_find_pairs(s, nullptr, 0, &total), grnOK);
-  std::vector<int> buf(2 * (size_t)std::max(total, 1));
-  EXPECT_EQ(grn_find_pairs(s, buf.data(), total, &total), grnOK);
-  std::vector<Pair> out;
-  for (int k = 0; k < total; k++) {
-    EXPECT_LT(buf[2 * k], buf[2 * k + 1]) << "pair " << k;
-    out.emplace_back(buf[2 * k], buf[2 * k + 1]);
-  }
-  std::sort(out.begin(), out.end());
-  EXPECT_TRUE(std::adjacent_find(out.begin(), out.end()) == out.end()) << "duplicate pairs";
   return out;
 }
 
