@@ -83,15 +83,15 @@ double grn_dem_time_scale(const grnParams* p, double radius) {
 
 void grn_dem_law_consts(const grnParams* p, grnDemLawConsts* out) {
   memset(out, 0, sizeof(*out));
-  if (p->model != grnMODEL_DEM) return;
+  if (p->model == grnMODEL_PJ) return;
   double e = p->youngs, nu = p->poisson, shear = e / (2 * (1 + nu));
   // one grain's compliance is (1 - nu^2) / E normally and (2 - nu) / G tangentially; two grains
-  // add theirs, a rigid shape none
-  out->law = p->law;
+  // add theirs, a rigid shape none. the pbd model's springs are hooke's
+  out->law = p->model == grnMODEL_DEM ? p->law : grnLAW_HOOKE;
   out->estar = (float)(e / (2 * (1 - nu * nu)));
   out->gstar = (float)(shear / (2 * (2 - nu)));
   out->estar_wall = (float)(e / (1 - nu * nu));
   out->gstar_wall = (float)(shear / (2 - nu));
   out->stiffness = (float)hooke_stiffness(p, out->estar);
-  out->damping = (float)grn_dem_damping_ratio(p->law, p->restitution);
+  out->damping = (float)grn_dem_damping_ratio(out->law, p->restitution);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grn_adhesion.h"
 #include "grn_collide.h"
 #include "grn_solver.h"
 
@@ -124,6 +125,7 @@ void grn_default_params(grnParams* p) {
   p->radius = 0.005f;
   p->density = 2500;
   p->friction = 0.5f;
+  p->kinetic_friction = -1;
   p->rolling_friction = (float)GRN_DEFAULT_ROLLING;
   p->torsional_friction = (float)GRN_DEFAULT_TORSIONAL;
   p->dt = 5e-4f;
@@ -143,6 +145,10 @@ void grn_default_params(grnParams* p) {
   p->restitution = (float)GRN_DEFAULT_RESTITUTION;
 }
 
+double grn_adhesive_area(int model, double overlap, double rmin) {
+  return grn_adhesive_area_of(model, (float)overlap, (float)rmin);
+}
+
 static grnStatus fail(char* msg, int size, const char* text) {
   if (msg && size > 0) snprintf(msg, size, "%s", text);
   return grnERR_ARG;
@@ -154,6 +160,14 @@ grnStatus grn_check_params(const grnParams* p, char* msg, int size) {
   if (!(p->radius > 0) || !isfinite(p->radius)) return fail(msg, size, "radius must be > 0");
   if (!(p->density > 0) || !isfinite(p->density)) return fail(msg, size, "density must be > 0");
   if (!(p->friction >= 0) || !isfinite(p->friction)) return fail(msg, size, "friction must be >= 0");
+  if (!(p->kinetic_friction <= p->friction) || !isfinite(p->kinetic_friction)) {
+    return fail(msg, size, "kinetic_friction must be <= friction (< 0: the same)");
+  }
+  if (!(p->adhesion >= 0) || !isfinite(p->adhesion)) return fail(msg, size, "adhesion must be >= 0");
+  if (!(p->error_reduction >= 0 && p->error_reduction <= 1)) {
+    return fail(msg, size, "error_reduction not in [0, 1]");
+  }
+  if (!(p->sleep >= 0) || !isfinite(p->sleep)) return fail(msg, size, "sleep must be >= 0");
   if (!(p->rolling_friction >= 0) || !isfinite(p->rolling_friction)) {
     return fail(msg, size, "rolling_friction must be >= 0");
   }
@@ -186,11 +200,14 @@ grnStatus grn_check_params(const grnParams* p, char* msg, int size) {
   if (p->deterministic != 0 && p->deterministic != 1) {
     return fail(msg, size, "deterministic must be 0 or 1");
   }
-  if (p->model != grnMODEL_PJ && p->model != grnMODEL_DEM) {
-    return fail(msg, size, "model must be grnMODEL_PJ or grnMODEL_DEM");
+  if (p->model != grnMODEL_PJ && p->model != grnMODEL_DEM && p->model != grnMODEL_PBD) {
+    return fail(msg, size, "model must be grnMODEL_PJ, grnMODEL_DEM or grnMODEL_PBD");
   }
-  if (p->model == grnMODEL_DEM) {
-    if (p->law != grnLAW_HERTZ && p->law != grnLAW_HOOKE) {
+  if (p->model == grnMODEL_DEM && p->adhesion > 0) {
+    return fail(msg, size, "adhesion is a pj and pbd model feature; model is dem");
+  }
+  if (p->model != grnMODEL_PJ) {
+    if (p->model == grnMODEL_DEM && p->law != grnLAW_HERTZ && p->law != grnLAW_HOOKE) {
       return fail(msg, size, "law must be grnLAW_HERTZ or grnLAW_HOOKE");
     }
     if (!(p->youngs > 0) || !isfinite(p->youngs)) return fail(msg, size, "youngs must be > 0");
@@ -203,7 +220,7 @@ grnStatus grn_check_params(const grnParams* p, char* msg, int size) {
     if (!(p->stiffness >= 0) || !isfinite(p->stiffness)) {
       return fail(msg, size, "stiffness must be >= 0");
     }
-    if (p->one_loop) return fail(msg, size, "one_loop is a projected jacobi mode; model is dem");
+    if (p->one_loop) return fail(msg, size, "one_loop is a projected jacobi mode");
   }
   if (msg && size > 0) msg[0] = 0;
   return grnOK;
@@ -229,6 +246,14 @@ static void derive_consts(grnSolver* s) {
   c->moved2 = half * half;
   c->one_loop = p->one_loop;
   c->friction = p->friction;
+  c->kinetic_friction = p->kinetic_friction < 0 ? p->friction : p->kinetic_friction;
+  c->adhesion = p->adhesion;
+  c->error_reduction = p->error_reduction;
+  c->sleep = p->sleep;
+  c->iterations = p->iterations;
+  float g = sqrtf(p->gravity[0] * p->gravity[0] + p->gravity[1] * p->gravity[1] +
+                  p->gravity[2] * p->gravity[2]);
+  for (int i = 0; i < 3; i++) c->down[i] = g > 0 ? p->gravity[i] / g : 0.0f;
   c->rolling = p->rolling_friction;
   c->torsional = p->torsional_friction;
   c->baumgarte = p->baumgarte;

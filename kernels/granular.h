@@ -2,9 +2,11 @@
 //
 // A solver holds a set of rotating spheres (grains, each of its own radius) and a list of rigid
 // shapes described by signed distance functions. grn_advance moves the grains over a number of
-// substeps with one of two contact models, each with friction, rolling and torsional resistance:
-// projected Jacobi hard contact (the default) or the discrete element method (explicit
-// spring-dashpot contacts with tangential history). It moves each shape at its velocity
+// substeps with one of three contact models: projected Jacobi hard contact (the default) or the
+// discrete element method (explicit spring-dashpot contacts with tangential history), both with
+// friction, rolling and torsional resistance, or the position-based P2 model (grains without
+// rotation, visco-elastic position corrections with static and kinetic friction). The default
+// and P2 models may be cohesive (adhesion). It moves each shape at its velocity
 // (answering the grains when the body is coupled), and accumulates the impulse the grains give
 // back to each body. Every function returns a status; none exits.
 
@@ -63,6 +65,11 @@ typedef enum grnModel_ {
   grnMODEL_DEM,             // discrete element method: elastic grains, each contact a spring and
                             // dashpot integrated explicitly (a substep of a fraction of the
                             // contact time, grn_dem_time_scale)
+  grnMODEL_PBD,             // position-based dynamics (the P2 model): grains without rotation,
+                            // each substep `iterations` jacobi passes of position corrections
+                            // averaged per grain; contacts are linear spring-dampers on the
+                            // position level (stiffness, restitution), with static and kinetic
+                            // friction and adhesion
 } grnModel;
 
 typedef enum grnDemLaw_ {
@@ -85,18 +92,23 @@ typedef struct grnParams_ {
   int capacity;             // maximum number of grains
   float radius;             // grain radius [m]
   float density;            // grain density [kg/m^3]
-  float friction;           // coulomb coefficient between grains
+  float friction;           // coulomb coefficient between grains (pbd: the static one)
+  float kinetic_friction;   // pbd: coulomb coefficient of sliding contacts, <= friction; < 0: the
+                            // same as friction
+  float adhesion;           // pj, pbd: adhesive stress [Pa] between touching grains and between
+                            // grains and shapes; a contact may pull with up to adhesion x its
+                            // area and resists sliding with that much more (grn_adhesive_area)
   float rolling_friction;   // rolling resistance between grains: the resisting moment is at most
                             // rolling_friction x r_eff x the normal impulse (r_eff = r_i r_j /
                             // (r_i + r_j)); 0: grains roll freely
   float torsional_friction; // spinning resistance between grains about the contact normal, the
                             // same bound with this coefficient
   float dt;                 // substep [s]
-  int iterations;           // projected jacobi iterations per substep (pj only)
+  int iterations;           // jacobi iterations per substep (pj, pbd)
   float baumgarte;          // fraction of penetration removed per substep, in [0, 1] (pj only)
   float gravity[3];         // gravitational acceleration [m/s^2]
-  float margin;             // speculative contact distance, as a fraction of the radius (pj
-                            // only: dem contacts touch)
+  float margin;             // speculative contact distance, as a fraction of the radius (pj,
+                            // pbd: dem contacts touch)
   float skin;               // neighbour-list skin, as a fraction of the radius: each grain lists
                             // the grains within the contact distance plus the skin, and the lists
                             // are reused until some grain has moved half the skin (0: rebuilt
@@ -119,9 +131,19 @@ typedef struct grnParams_ {
   int deterministic;        // 1: bitwise repeatable run to run (cpu: same thread count);
                             // 0: contacts in the order threads meet them, wrenches summed by
                             // atomics (gpu), which may differ in the last bits run to run
-  // the dem model's material (grnMODEL_DEM; the projected jacobi model ignores them). shapes are
-  // rigid: a grain against a shape feels its own compliance only
-  int law;                  // grnDemLaw
+  // the pbd model's error reduction and sleeping
+  float error_reduction;    // in [0, 1]: a grain's share of a grain contact's correction is
+                            // weighted 1 - error_reduction (n . g / |g|), n the normal toward the
+                            // grain, so the upper grain of a contact moves more (the seed's
+                            // epsilon; breaks momentum conservation between grains on purpose)
+  float sleep;              // [m], 0: off. a grain whose displacement over a substep is shorter
+                            // keeps its position (its velocity is kept, so a grain pushed or left
+                            // unsupported wakes within a few substeps); never a grain touching a
+                            // moving shape
+  // the material of the dem model and of the pbd model's springs (which are hooke's: `stiffness`,
+  // damping from `restitution`); the projected jacobi model ignores them. shapes are rigid: a
+  // grain against a shape feels its own compliance only
+  int law;                  // grnDemLaw (dem only)
   float youngs;             // young's modulus of the grains [Pa] (hertz; the hooke stiffness's
                             // default)
   float poisson;            // poisson's ratio of the grains, in (-1, 0.5]
@@ -149,6 +171,16 @@ typedef struct grnParams_ {
 // (above it the plugin warns)
 #define GRN_DEM_DT_FRACTION 0.15
 #define GRN_DEM_DT_LIMIT 0.3
+
+// pj: a rigid contact sticks (adhesion) while its gap is below this share of the smaller radius;
+// farther apart, its bond has broken
+#define GRN_ADHESION_RANGE 0.02
+
+// The contact area [m^2] adhesion acts on, of a contact whose smaller radius (a grain's against a
+// shape) is rmin: pbd, the seed's interpolation pi rmin^2 (1 - (overlap / rmin - 1)^2), growing
+// with the overlap up to the smaller grain's cross-section at overlap = rmin; pj (rigid grains, no
+// overlap), that cross-section while the contact touches (GRN_ADHESION_RANGE).
+double grn_adhesive_area(int model, double overlap, double rmin);
 
 // Fill params with defaults (radius 5 mm, sand density, friction 0.5, dt 5e-4 s, deterministic,
 // the hash broadphase, ...).

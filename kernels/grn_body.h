@@ -49,15 +49,15 @@ GRN_HD void grn_body_velocity_change(const float* mob, const double* impulse, fl
 
 // force and torque (about the body's centre of mass) that grain i's shape contact in slot k puts
 // on the body: minus the grain's impulse and angular impulse over the substep (projected jacobi:
-// the accumulated ones; dem: the substep's)
+// the accumulated ones; dem, pbd: the substep's)
 GRN_HD void grn_shape_contact_wrench(const grnData* d, const grnConsts* c, int i, int k,
                                      grnVec3* force, grnVec3* torque) {
   size_t slot = GRN_SLOT(k, i, d->cap);
   const grnShape* sh = d->shapes + d->sc_shape[slot];
   grnVec3 r = grn_body_arm(d, sh, i, grn_load3(d->sc_normal + 3 * slot));
-  int dem = c->model == grnMODEL_DEM;
-  const float* imp = (dem ? d->sc_impulse : d->sc_lin) + 3 * slot;
-  const float* mom = (dem ? d->sc_angular : d->sc_rot) + 3 * slot;
+  int pj = c->model == grnMODEL_PJ;
+  const float* imp = (pj ? d->sc_lin : d->sc_impulse) + 3 * slot;
+  const float* mom = (pj ? d->sc_rot : d->sc_angular) + 3 * slot;
   float inv_dt = -1.0f / c->dt;
   *force = grn_scale(grn_load3(imp), inv_dt);
   *torque = grn_add(grn_cross(r, *force), grn_scale(grn_load3(mom), inv_dt));

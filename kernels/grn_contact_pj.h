@@ -5,9 +5,14 @@
 // coulomb cone. the baumgarte impulse (normal, >= 0) pushes penetrating grains apart at
 // baumgarte * depth / dt; it moves positions in this substep only and is not kept as velocity
 // (split impulse), so correcting penetration never adds kinetic energy to a resting pile.
+//
+// with adhesion, a touching contact may pull: its normal impulse goes down to minus the adhesive
+// force (adhesion x grn_adhesive_area_of) times dt, and that impulse is added to the friction cap
+// and to the load of the rolling and torsional bounds (the bond holds the contact as a load would).
 #ifndef MJGRANULAR_GRN_CONTACT_PJ_H_
 #define MJGRANULAR_GRN_CONTACT_PJ_H_
 
+#include "grn_adhesion.h"
 #include "grn_body.h"
 #include "grn_collide.h"
 #include "grn_data.h"
@@ -73,29 +78,38 @@ GRN_HD grnVec3 grn_pj_project(grnVec3 v, float lim) {
 // the contact law of the default model: new accumulated impulse *p [N s] and angular impulse *q
 // [N m s] on the grain of one contact, from the last iterate. u: relative velocity of the grain's
 // contact point against the partner's, w: relative angular velocity, n: unit normal toward the
-// grain, target: grn_pj_target. the normal impulse never pulls; the tangential one opposes
-// sliding within the coulomb cone mu pn; the rolling part of q opposes the relative rolling
-// within roll pn, its normal part the relative spin within tors pn (the complementarity form of
-// the constant-torque rolling and spinning resistance). the rolling step sees the spin the new
+// grain, target: grn_pj_target, adh: the adhesive impulse limit (>= 0, grn_pj_adhesion). the
+// normal impulse pn pulls at most adh; the tangential one opposes sliding within the coulomb cone
+// mu pn + adh; the rolling part of q opposes the relative rolling within roll (pn + adh), its
+// normal part the relative spin within tors (pn + adh) (the complementarity form of the
+// constant-torque rolling and spinning resistance). the rolling step sees the spin the new
 // tangential impulse gives (gauss-seidel within the contact: the two act on the same rotation).
 // odd in (u, w, n, p, q): the two grains of a pair compute exactly opposite impulses.
 GRN_HD void grn_pj_impulse(grnVec3 u, grnVec3 w, grnVec3 n, float target, grnPjMass m, float mu,
-                           float roll, float tors, grnVec3* p, grnVec3* q) {
+                           float roll, float tors, float adh, grnVec3* p, grnVec3* q) {
   float un = grn_dot(u, n), pn = grn_dot(*p, n);
   grnVec3 pt = grn_sub(*p, grn_scale(n, pn));
-  float new_n = pn + (target - un) * m.n;
-  new_n = new_n > 0 ? new_n : 0.0f;
+  float new_n = pn + (target - un) * m.n, least = adh > 0 ? -adh : 0.0f;
+  new_n = new_n > least ? new_n : least;
+  float load = new_n + adh, slide = mu * new_n + adh;
   grnVec3 ut = grn_sub(u, grn_scale(n, un));
-  grnVec3 new_t = grn_pj_project(grn_sub(pt, grn_scale(ut, m.t)), mu * new_n);
+  grnVec3 new_t = grn_pj_project(grn_sub(pt, grn_scale(ut, m.t)), slide > 0 ? slide : 0.0f);
   grnVec3 new_p = grn_add(grn_scale(n, new_n), new_t);
   // rolling and spinning against the rotation after this tangential update
   w = grn_sub(w, grn_scale(grn_cross(n, grn_sub(new_p, *p)), m.spin));
   float wn = grn_dot(w, n), qn = grn_dot(*q, n);
   grnVec3 wr = grn_sub(w, grn_scale(n, wn)), qr = grn_sub(*q, grn_scale(n, qn));
-  grnVec3 new_qr = grn_pj_project(grn_sub(qr, grn_scale(wr, m.r)), roll * new_n);
-  float new_qn = grn_pj_clamp(qn - wn * m.r, tors * new_n);
+  grnVec3 new_qr = grn_pj_project(grn_sub(qr, grn_scale(wr, m.r)), roll * load);
+  float new_qn = grn_pj_clamp(qn - wn * m.r, tors * load);
   *p = new_p;
   *q = grn_add(new_qr, grn_scale(n, new_qn));
+}
+
+// the adhesive impulse limit [N s] of a contact over a substep: adhesion x its area (touching
+// when its normal target is above the adhesive range's gap) x dt; rmin: its smaller radius
+GRN_HD float grn_pj_adhesion(const grnConsts* c, float target, float rmin) {
+  if (!(c->adhesion > 0)) return 0.0f;
+  return c->adhesion * grn_adhesive_area_of(grnMODEL_PJ, target * c->dt, rmin) * c->dt;
 }
 
 // new accumulated baumgarte impulse of one contact (normal, never pulling). ub: normal relative
@@ -179,8 +193,9 @@ GRN_HD void grn_pj_solve_contact(const grnData* d, const grnConsts* c, int i, in
                                  float bias_target, grnVec3* imp, grnVec3* mom, float* bias) {
   grnVec3 u, w;
   grn_pj_pair_velocity(d->iter, i, j, n, arm_i, arm_j, &u, &w);
-  grn_pj_impulse(u, w, n, target, m, c->friction, c->rolling * reff, c->torsional * reff, imp,
-                 mom);
+  float adh = grn_pj_adhesion(c, target, fminf(grn_radius(d, i), grn_radius(d, j)));
+  grn_pj_impulse(u, w, n, target, m, c->friction, c->rolling * reff, c->torsional * reff, adh,
+                 imp, mom);
   float ub = grn_dot(grn_sub(grn_iter_b(d->iter, i), grn_iter_b(d->iter, j)), n);
   *bias = grn_pj_bias_impulse(ub, bias_target, *bias, m.n);
 }
@@ -287,7 +302,9 @@ GRN_HD void grn_pj_shape_impulses(const grnData* d, const grnConsts* c, int i, g
     grnVec3 imp = grn_load3(d->sc_lin + 3 * slot), mom = grn_load3(d->sc_rot + 3 * slot);
     float roll, tors;
     grn_shape_roll_lengths(sh, c, r, &roll, &tors);
-    grn_pj_impulse(u, w, n, grn_pj_target(depth, c), m, sh->friction, roll, tors, &imp, &mom);
+    float target = grn_pj_target(depth, c);
+    grn_pj_impulse(u, w, n, target, m, sh->friction, roll, tors, grn_pj_adhesion(c, target, r),
+                   &imp, &mom);
     grn_store3(d->sc_lin + 3 * slot, imp);
     grn_store3(d->sc_rot + 3 * slot, mom);
     float b = grn_pj_bias_impulse(grn_dot(bi, n), grn_pj_bias_target(depth, c), d->sc_bias[slot],

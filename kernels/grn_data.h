@@ -10,8 +10,9 @@
 #define GRN_MAX_SHAPE_CONTACTS 4  // grain-shape contact slots per grain
 #define GRN_MAX_NEIGHBORS 32      // neighbour-list entries per grain
 
-// floats per grain in a jacobi iterate: velocity (3), unused, baumgarte pseudo-velocity (3),
-// unused, angular velocity (3), unused; 16-byte aligned parts
+// floats per grain in a jacobi iterate: velocity (3; pbd: the displacement over the substep so
+// far [m]), unused, baumgarte pseudo-velocity (3), unused, angular velocity (3), unused; 16-byte
+// aligned parts
 #define GRN_ITER 12
 
 // pair reference of a slot whose contact found no room among the pairs (it gets no impulse)
@@ -28,7 +29,8 @@ typedef enum grnArrayUnit_ {
   grnUNIT_SHAPE_SLOT,         // GRN_MAX_SHAPE_CONTACTS x cap
   grnUNIT_NEIGHBOR,           // GRN_MAX_NEIGHBORS x cap
   grnUNIT_LOOP_SLOT,          // GRN_MAX_PAIRS x cap with one loop, else none
-  grnUNIT_DEM_SHAPE_SLOT,     // GRN_MAX_SHAPE_CONTACTS x cap with the dem model, else none
+  grnUNIT_FORCE_SHAPE_SLOT,   // GRN_MAX_SHAPE_CONTACTS x cap with the dem or pbd model, else
+                              // none
   grnUNIT_HASH,               // hash_size with the hash broadphase, else none
   grnUNIT_HASH_GRAIN,         // cap with the hash broadphase, else none
   grnUNIT_BUCKET1,            // hash_size + 1 with the sorted broadphase, else none
@@ -43,11 +45,12 @@ typedef enum grnArrayUnit_ {
 
 // the contact law's state of each contact slot (grain-grain slots, grain-shape slots), which the
 // narrowphase carries from the previous substep's slot of the same contact to the new one (zero
-// for a new contact). one table for both models, read as each model's own: projected jacobi keeps
+// for a new contact). one table for every model, read as each model's own: projected jacobi keeps
 // the accumulated impulse and angular impulse on the grain (the warm start); dem the tangential
 // spring's elongation (the grain's contact point against the partner's since the contact began)
-// and the rolling and torsional spring moments on the grain. the two slots of a grain pair hold
-// opposite values
+// and the rolling and torsional spring moments on the grain; pbd carries nothing (its shape
+// slots hold the substep's summed corrections, grnPbdSum, from zero each substep). the two slots
+// of a grain pair hold opposite values
 #define GRN_LAW_STATE(X)                                                                       \
   X(float, pair_lin, 3, grnUNIT_PAIR_SLOT, "pj: impulse [N s]; dem: tangential spring [m]")    \
   X(float, sc_lin, 3, grnUNIT_SHAPE_SLOT, "pj: impulse [N s]; dem: tangential spring [m]")     \
@@ -105,8 +108,8 @@ typedef enum grnArrayUnit_ {
   X(float, sc_bias, 1, grnUNIT_SHAPE_SLOT, "accumulated baumgarte impulse [N s]")              \
   X(float, body_dv, 6, grnUNIT_BODY, "body velocity change from this substep's impulses")      \
   X(int, body_nc, 1, grnUNIT_BODY, "grain contacts of each body this substep")                 \
-  X(float, sc_impulse, 3, grnUNIT_DEM_SHAPE_SLOT, "dem: impulse on the grain this substep")    \
-  X(float, sc_angular, 3, grnUNIT_DEM_SHAPE_SLOT, "dem: its rolling, torsional part [N m s]")
+  X(float, sc_impulse, 3, grnUNIT_FORCE_SHAPE_SLOT, "dem, pbd: impulse on the grain, substep") \
+  X(float, sc_angular, 3, grnUNIT_FORCE_SHAPE_SLOT, "dem: its rolling, torsional part [N m s]")
 
 // grain-grain contacts as pairs, each solved once per iteration for both its grains
 #define GRN_PAIR_ARRAYS(X)                                                                     \
@@ -114,14 +117,14 @@ typedef enum grnArrayUnit_ {
   X(int, cp_partner, 1, grnUNIT_PAIR, "its partner")                                           \
   X(int, cp_slot, 1, grnUNIT_PAIR, "the solving grain's contact slot of the pair")             \
   X(float, cp_normal, 3, grnUNIT_PAIR, "unit normal, from partner toward grain")               \
-  X(float, cp_arm, 2, grnUNIT_PAIR, "grain's and partner's distance to the contact point")     \
+  X(float, cp_arm, 2, grnUNIT_PAIR, "distances to the contact point; pbd: grnPbdSum n, adh")   \
   X(float, cp_target, 1, grnUNIT_PAIR, "normal relative velocity aimed at")                    \
   X(float, cp_bias_target, 1, grnUNIT_PAIR, "normal pseudo-velocity the baumgarte aims at")    \
-  X(float, cp_mass, 4, grnUNIT_PAIR, "grnPjMass: split effective masses, spin coupling")       \
+  X(float, cp_mass, 4, grnUNIT_PAIR, "pj: grnPjMass; pbd: grnPbdCoef, the grain's share")      \
   X(float, cp_reff, 1, grnUNIT_PAIR, "effective rolling radius r_i r_j / (r_i + r_j) [m]")     \
-  X(float, cp_imp, 3, grnUNIT_PAIR, "impulse on the grain this substep (pj: so far) [N s]")    \
-  X(float, cp_mom, 3, grnUNIT_PAIR, "its rolling and torsional angular impulse [N m s]")       \
-  X(float, cp_bias, 1, grnUNIT_PAIR, "accumulated baumgarte impulse [N s]")
+  X(float, cp_imp, 3, grnUNIT_PAIR, "impulse on the grain (pj: so far) [N s]; pbd: correction") \
+  X(float, cp_mom, 3, grnUNIT_PAIR, "its rolling, torsional angular impulse; pbd: grnPbdSum t") \
+  X(float, cp_bias, 1, grnUNIT_PAIR, "accumulated baumgarte impulse [N s]; pbd: 1 if touching")
 
 #define GRN_DECLARE_ARRAY(type, name, width, unit, what) type* name;
 #define GRN_DECLARE_TWIN(type, name, width, unit, what) type* name; type* name##_prev;
@@ -179,8 +182,8 @@ static inline size_t grn_unit_count(int unit, const grnData* d, int nbody, const
     case grnUNIT_SHAPE_SLOT: return GRN_MAX_SHAPE_CONTACTS * cap;
     case grnUNIT_NEIGHBOR: return GRN_MAX_NEIGHBORS * cap;
     case grnUNIT_LOOP_SLOT: return p && p->one_loop ? GRN_MAX_PAIRS * cap : 0;
-    case grnUNIT_DEM_SHAPE_SLOT:
-      return p && p->model == grnMODEL_DEM ? GRN_MAX_SHAPE_CONTACTS * cap : 0;
+    case grnUNIT_FORCE_SHAPE_SLOT:
+      return p && p->model != grnMODEL_PJ ? GRN_MAX_SHAPE_CONTACTS * cap : 0;
     case grnUNIT_HASH: return grn_broadphase_is(p, grnBROADPHASE_HASH) ? d->hash_size : 0;
     case grnUNIT_HASH_GRAIN: return grn_broadphase_is(p, grnBROADPHASE_HASH) ? cap : 0;
     case grnUNIT_BUCKET1:
@@ -265,7 +268,13 @@ typedef struct grnConsts_ {
   float moved2;               // squared displacement since the lists' build that they allow [m^2]
   int lists;                  // 1: this substep's narrowphase builds the neighbour lists first
   int one_loop;               // jacobi iterations find and solve contacts in one loop per grain
-  float friction;             // grain-grain coulomb coefficient
+  float friction;             // grain-grain coulomb coefficient (pbd: static)
+  float kinetic_friction;     // pbd: grain-grain coulomb coefficient of sliding contacts
+  float adhesion;             // adhesive stress [Pa] (pj, pbd)
+  float error_reduction;      // pbd: the seed's epsilon
+  float sleep;                // pbd: displacement per substep below which a grain sleeps [m]
+  float down[3];              // unit vector along gravity (zero without gravity)
+  int iterations;             // jacobi iterations per substep
   float rolling;              // grain-grain rolling resistance coefficient
   float torsional;            // grain-grain torsional resistance coefficient
   float baumgarte;            // fraction of penetration removed per substep
@@ -275,7 +284,7 @@ typedef struct grnConsts_ {
   int ordered;                // 1: each grain's contacts sorted by partner (deterministic)
   int broadphase;             // grnBroadphase
   int model;                  // grnModel
-  grnDemLawConsts dem;        // the dem law's constants
+  grnDemLawConsts dem;        // the dem law's constants (pbd: its hooke spring's)
 } grnConsts;
 
 #endif  // MJGRANULAR_GRN_DATA_H_

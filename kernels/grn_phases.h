@@ -12,6 +12,7 @@
 
 #include "grn_collide.h"
 #include "grn_contact_dem.h"
+#include "grn_contact_pbd.h"
 #include "grn_contact_pj.h"
 #include "grn_integrate.h"
 #include "grn_pairing.h"
@@ -36,6 +37,12 @@ GRN_HD void grn_dem_pairs_grain(const grnData* d, const grnConsts* c, int i) {
   grn_number_pairs(d, i);
 }
 
+// the pbd model's: the contacts found, and the predicted displacement as the first iterate
+GRN_HD void grn_pbd_narrowphase_grain(const grnData* d, const grnConsts* c, int i) {
+  grn_collide_grain(d, c, i);
+  grn_pbd_start_grain(d, c, i);
+}
+
 // phases that loop over the grains: X(phase, function of (d, c, i), 1 when it moves the grains
 // (the backend then measures how far they have gone since the neighbour lists were built))
 #define GRN_GRAIN_PHASES(X)                                       \
@@ -46,12 +53,17 @@ GRN_HD void grn_dem_pairs_grain(const grnData* d, const grnConsts* c, int i) {
   X(grnPHASE_PJ_INTEGRATE, grn_pj_integrate_grain, 1)                \
   X(grnPHASE_DEM_NARROWPHASE, grn_dem_narrowphase_grain, 0)       \
   X(grnPHASE_DEM_PAIRS, grn_dem_pairs_grain, 0)                   \
-  X(grnPHASE_DEM_INTEGRATE, grn_dem_integrate_grain, 1)
+  X(grnPHASE_DEM_INTEGRATE, grn_dem_integrate_grain, 1)                \
+  X(grnPHASE_PBD_NARROWPHASE, grn_pbd_narrowphase_grain, 0)       \
+  X(grnPHASE_PBD_PAIRS, grn_pbd_pairs_grain, 0)                   \
+  X(grnPHASE_PBD_SOLVE_GRAINS, grn_pbd_solve_grain, 0)            \
+  X(grnPHASE_PBD_INTEGRATE, grn_pbd_integrate_grain, 1)
 
 // phases that loop over the contact pairs: X(phase, function of (d, c, p))
 #define GRN_PAIR_PHASES(X)                                        \
   X(grnPHASE_PJ_SOLVE_PAIRS, grn_pj_solve_pair)                   \
-  X(grnPHASE_DEM_PAIR_FORCES, grn_dem_pair)
+  X(grnPHASE_DEM_PAIR_FORCES, grn_dem_pair)                       \
+  X(grnPHASE_PBD_SOLVE_PAIRS, grn_pbd_solve_pair)
 
 #define GRN_PHASE_ID(phase, ...) phase,
 typedef enum grnPhase_ {
@@ -89,6 +101,21 @@ static const grnPhase grn_dem_phases[] = {
   grnPHASE_DEM_PAIRS, grnPHASE_DEM_PAIR_FORCES, grnPHASE_WRENCH, grnPHASE_DEM_INTEGRATE,
 };
 
+// the substep of the pbd model: contacts and the predicted displacements, the pairs, `iterations`
+// jacobi passes of corrections, the bodies' wrenches from the shape contacts' impulses, the
+// grains moved (bodies move between substeps with those impulses, as with dem)
+static const grnPhase grn_pbd_phases[] = {
+  grnPHASE_BROADPHASE, grnPHASE_PBD_NARROWPHASE, grnPHASE_LINK, grnPHASE_NUMBER,
+  grnPHASE_PBD_PAIRS, grnPHASE_ITERATE, grnPHASE_PBD_SOLVE_PAIRS, grnPHASE_PBD_SOLVE_GRAINS,
+  grnPHASE_NEXT_ITERATE, grnPHASE_WRENCH, grnPHASE_PBD_INTEGRATE,
+};
+
+// 1 when coupled bodies answer each jacobi iterate within the substep (projected jacobi); the
+// other models' bodies move between substeps (grn_body_motion_substep)
+static inline int grn_bodies_answer_iterates(const grnConsts* c) {
+  return c->model == grnMODEL_PJ;
+}
+
 // a model's substep: its phase table
 typedef struct grnPhaseTable_ {
   const grnPhase* phase;      // phases in order
@@ -103,7 +130,10 @@ static inline grnPhaseTable grn_phase_table(const grnConsts* c) {
   static const grnPhaseTable pj = GRN_PHASE_TABLE(grn_pj_phases);
   static const grnPhaseTable one_loop = GRN_PHASE_TABLE(grn_pj_one_loop_phases);
   static const grnPhaseTable dem = GRN_PHASE_TABLE(grn_dem_phases);
-  return c->model == grnMODEL_DEM ? dem : c->one_loop ? one_loop : pj;
+  static const grnPhaseTable pbd = GRN_PHASE_TABLE(grn_pbd_phases);
+  if (c->model == grnMODEL_DEM) return dem;
+  if (c->model == grnMODEL_PBD) return pbd;
+  return c->one_loop ? one_loop : pj;
 }
 
 #undef GRN_PHASE_TABLE

@@ -90,7 +90,7 @@ void grn_shape_at(const grnShape* s, float tau, grnShape* out);
 // its velocity raised by twist (com velocity, angular velocity)
 void grn_shape_displace(grnShape* s, const double* disp, const double* twist);
 
-// the dem law's constants of params (zeros for another model; dem_material.c)
+// the dem law's constants of params (pbd: its hooke spring's; zeros for pj; dem_material.c)
 void grn_dem_law_consts(const grnParams* params, grnDemLawConsts* out);
 
 // free the implicit-coupling arrays

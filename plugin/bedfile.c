@@ -69,7 +69,7 @@ static FILE* open_bed(const char* path, mjgBedFileInfo* info, char* why, int siz
              MJG_BEDFILE_VERSION);
   } else if (le32(h + 12) & ~1u) {
     snprintf(why, size, "unknown flags 0x%x", le32(h + 12));
-  } else if (le32(h + 20) != grnMODEL_PJ && le32(h + 20) != grnMODEL_DEM) {
+  } else if (le32(h + 20) > grnMODEL_PBD) {
     snprintf(why, size, "unknown contact model %u", le32(h + 20));
   } else if ((int32_t)le32(h + 16) < 0) {
     snprintf(why, size, "negative grain count %d", (int32_t)le32(h + 16));

@@ -7,7 +7,7 @@
 //   12           4        uint32 flags: bit 0 set when a contact state follows the grains
 //   16           4        int32 grain count n >= 0
 //   20           4        uint32 contact model of the contact state (grnModel: 0 projected
-//                         jacobi, 1 dem); a bed loaded by the other model keeps its grains
+//                         jacobi, 1 dem, 2 pbd); a bed loaded by another model keeps its grains
 //                         and drops the contact state
 //   24           8        float64 grain radius [m]: the largest
 //   32           12 n     float32 positions (n x 3), world frame [m]

@@ -47,7 +47,7 @@ static const char* const kBackends[] = {"auto", "cpu", "cuda", NULL};      // gr
 static const char* const kCouplings[] = {"one-way", "two-way", NULL};     // two_way 0, 1
 static const char* const kColors[] = {"height", "speed", "fixed", "spin", NULL};  // mjgColor
 static const char* const kBools[] = {"false", "true", NULL};
-static const char* const kModels[] = {"pj", "dem", NULL};                 // grnModel
+static const char* const kModels[] = {"pj", "dem", "pbd", NULL};          // grnModel
 static const char* const kLaws[] = {"hertz", "hooke", NULL};              // grnDemLaw
 static const char* const kBroadphases[] = {"hash", "sorted", NULL};       // grnBroadphase
 
@@ -69,6 +69,8 @@ static const mjgAttr kAttr[] = {
    OFF(rolling_friction), -1, NULL},
   {"torsional_friction", mjgREAL, MJG_QUOTE(GRN_DEFAULT_TORSIONAL), "", 0, 1e3, 0,
    OFF(torsional_friction), -1, NULL},
+  {"adhesion",   mjgREAL,    "0",     "Pa",    0,    1e9,       0, OFF(adhesion), OFF(has_adhesion),
+   NULL},
   {"model",      mjgWORD,    "pj",    "",      0,    0,         0, OFF(model), -1, kModels},
   {"timestep",   mjgREAL,    "5e-4",  "s",     0,    1,         1, OFF(timestep),
    OFF(has_timestep), NULL},
@@ -77,6 +79,13 @@ static const mjgAttr kAttr[] = {
    OFF(has_iterations), NULL},
   {"baumgarte",  mjgREAL,    "0.2",   "",      0,    1,         0, OFF(baumgarte),
    OFF(has_baumgarte), NULL},
+  // model pbd
+  {"kinetic_friction", mjgREAL, NULL, "",      0,    1e3,       0, OFF(kinetic_friction),
+   OFF(has_kinetic_friction), NULL},
+  {"error_reduction", mjgREAL, "0.5", "",      0,    1,         0, OFF(error_reduction),
+   OFF(has_error_reduction), NULL},
+  {"sleep",      mjgREAL,    "0",     "m",     0,    1,         0, OFF(sleep), OFF(has_sleep),
+   NULL},
   // model dem
   {"law",        mjgWORD,    "hertz", "",      0,    0,         0, OFF(law), OFF(has_law), kLaws},
   {"youngs",     mjgREAL, MJG_QUOTE(GRN_DEFAULT_YOUNGS), "Pa", 0, 1e13, 1, OFF(youngs),
@@ -390,6 +399,20 @@ int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, i
     return mjg_config_refuse(msg, size, key, mjg_config_value(m, instance, key), why);
   }
 
+  // pbd: friction of sliding contacts no more than of sticking ones
+  if (!cfg->has_kinetic_friction) cfg->kinetic_friction = cfg->friction;
+  if (cfg->kinetic_friction > cfg->friction) {
+    char why[128];
+    snprintf(why, sizeof(why), "must be at most key 'friction' = '%g' (sliding grips less than "
+             "sticking)", cfg->friction);
+    return mjg_config_refuse(msg, size, "kinetic_friction",
+                             mjg_config_value(m, instance, "kinetic_friction"), why);
+  }
+  if (cfg->model == grnMODEL_DEM && cfg->adhesion > 0) {
+    return mjg_config_refuse(msg, size, "adhesion", mjg_config_value(m, instance, "adhesion"),
+                             "applies to models pj and pbd; model 'dem' has no cohesion");
+  }
+
   // dem: a substep that resolves the contacts of the smallest grains unless told
   if (cfg->model == grnMODEL_DEM && !cfg->has_timestep) {
     cfg->timestep = GRN_DEM_DT_FRACTION * dem_time_scale(cfg);
@@ -425,20 +448,29 @@ int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, i
 
 int mjg_config_warning(const mjgConfig* cfg, char* msg, int size) {
   int dem = cfg->model == grnMODEL_DEM;
-  // the other model's keys that were given
-  struct { const char* name; int given, dem; } keys[] = {
-    {"iterations", cfg->has_iterations, 0}, {"baumgarte", cfg->has_baumgarte, 0},
-    {"law", cfg->has_law, 1}, {"youngs", cfg->has_youngs, 1}, {"poisson", cfg->has_poisson, 1},
-    {"restitution", cfg->has_restitution, 1}, {"stiffness", cfg->has_stiffness, 1},
+  // the keys of other models that were given, with the models that read them
+  enum { PJ = 1 << grnMODEL_PJ, DEM = 1 << grnMODEL_DEM, PBD = 1 << grnMODEL_PBD };
+  struct { const char* name; int given, models; const char* which; } keys[] = {
+    {"iterations", cfg->has_iterations, PJ | PBD, "pj and pbd"},
+    {"baumgarte", cfg->has_baumgarte, PJ, "pj"},
+    {"law", cfg->has_law, DEM, "dem"},
+    {"youngs", cfg->has_youngs, DEM | PBD, "dem and pbd"},
+    {"poisson", cfg->has_poisson, DEM | PBD, "dem and pbd"},
+    {"restitution", cfg->has_restitution, DEM | PBD, "dem and pbd"},
+    {"stiffness", cfg->has_stiffness, DEM | PBD, "dem and pbd"},
+    {"kinetic_friction", cfg->has_kinetic_friction, PBD, "pbd"},
+    {"error_reduction", cfg->has_error_reduction, PBD, "pbd"},
+    {"sleep", cfg->has_sleep, PBD, "pbd"},
   };
+  static const char* const names[] = {"pj", "dem", "pbd"};  // grnModel
   for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-    if (keys[k].given && keys[k].dem != dem) {
+    if (keys[k].given && !(keys[k].models & (1 << cfg->model))) {
       snprintf(msg, size, MJG_PLUGIN_NAME ": config key '%s' applies to model %s only; model "
-               "'%s' ignores it", keys[k].name, keys[k].dem ? "dem" : "pj", dem ? "dem" : "pj");
+               "'%s' ignores it", keys[k].name, keys[k].which, names[cfg->model]);
       return 1;
     }
   }
-  if (cfg->has_stiffness && cfg->law != grnLAW_HOOKE) {
+  if (dem && cfg->has_stiffness && cfg->law != grnLAW_HOOKE) {
     snprintf(msg, size, MJG_PLUGIN_NAME ": config key 'stiffness' applies to law hooke only; law "
              "'hertz' ignores it");
     return 1;
@@ -462,6 +494,10 @@ void mjg_config_params(const mjgConfig* cfg, double dt, const mjtNum gravity[3],
   p->radius = (float)cfg->radius;
   p->density = (float)cfg->density;
   p->friction = (float)cfg->friction;
+  p->kinetic_friction = (float)cfg->kinetic_friction;
+  p->adhesion = (float)cfg->adhesion;
+  p->error_reduction = (float)cfg->error_reduction;
+  p->sleep = (float)cfg->sleep;
   p->rolling_friction = (float)cfg->rolling_friction;
   p->torsional_friction = (float)cfg->torsional_friction;
   p->dt = (float)dt;

@@ -28,23 +28,30 @@ typedef struct mjgConfig_ {
   double radius_min;        // smallest grain radius (key radius "rmin rmax"); radius_min and
                             // radius are adjacent: the key writes both                    [m]
   double density;           // grain density                                           [kg/m^3]
-  double friction;          // coulomb coefficient between grains
+  double friction;          // coulomb coefficient between grains (pbd: the static one)
+  int has_kinetic_friction; // 1: kinetic_friction was given
+  double kinetic_friction;  // pbd: coulomb coefficient of sliding contacts; default: friction
+  int has_adhesion;         // 1: adhesion was given
+  double adhesion;          // pj, pbd: adhesive stress between touching grains         [Pa]
+  int has_error_reduction, has_sleep;  // 1: given
+  double error_reduction;   // pbd: the seed's epsilon, weighting corrections along gravity
+  double sleep;             // pbd: displacement per substep below which a grain sleeps [m]
   double rolling_friction;  // rolling resistance between grains (times r_eff and the normal force)
   double torsional_friction;  // torsional resistance between grains (likewise)
-  grnModel model;           // contact model: projected jacobi or dem
+  grnModel model;           // contact model: projected jacobi, dem or pbd
   int has_timestep;         // 1: timestep was given
   double timestep;          // granular substep, at most; dem default: GRN_DEM_DT_FRACTION of
                             // the time scale of the smallest grains (grn_dem_time_scale)  [s]
   int has_iterations;       // 1: iterations was given
-  int iterations;           // projected jacobi iterations per substep
+  int iterations;           // jacobi iterations per substep (pj, pbd)
   int has_baumgarte;        // 1: baumgarte was given
   double baumgarte;         // fraction of penetration removed per substep (pj)
   int has_law, has_youngs, has_poisson, has_restitution, has_stiffness;  // 1: given
   grnDemLaw law;            // dem contact law
-  double youngs;            // dem: young's modulus of the grains                     [Pa]
-  double poisson;           // dem: poisson's ratio of the grains
-  double restitution;       // dem: coefficient of restitution of a head-on impact
-  double stiffness;         // dem hooke: normal stiffness; 0 (not given): derived     [N/m]
+  double youngs;            // dem, pbd: young's modulus of the grains                [Pa]
+  double poisson;           // dem, pbd: poisson's ratio of the grains
+  double restitution;       // dem, pbd: coefficient of restitution of a head-on impact
+  double stiffness;         // dem hooke, pbd: normal stiffness; 0 (not given): derived [N/m]
   int has_domain;           // 1: domain was given
   double domain[6];         // container box keeping the grains in: lo[3], hi[3]      [m]
   double spacing;           // initial bed lattice spacing                             [radii]

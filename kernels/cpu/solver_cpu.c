@@ -385,7 +385,7 @@ static grnStatus cpu_substep(grnSolver* s) {
   d->shapes = s->shapes_now;
   d->nshapes = s->nshapes;
   d->grids = s->grids;
-  d->body_mob = s->mobile ? s->body_mob : NULL;
+  d->body_mob = s->mobile && grn_bodies_answer_iterates(&s->consts) ? s->body_mob : NULL;
   d->nonfinite[0] = 0;
   d->overflow[0] = 0;
   int iterations = s->params.iterations;

@@ -462,7 +462,7 @@ static grnStatus cuda_substep(grnSolver* s) {
 
   // the bodies' mobilities when they changed (implicit coupling)
   d->body_mob = NULL;
-  if (s->mobile) {
+  if (s->mobile && grn_bodies_answer_iterates(k)) {
     if (g->mob_version != s->mob_version) {
       GRN_CUDA_TRY(cudaMemcpyAsync(g->body_mob, s->body_mob, 36 * (size_t)nbody * sizeof(float),
                                    cudaMemcpyHostToDevice, stream));

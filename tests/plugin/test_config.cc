@@ -248,9 +248,16 @@ TEST(Config, ModelKeySwitchesTheContactModel) {
   const std::vector<std::pair<std::map<std::string, std::string>, const char*>> cases = {
     {{{"model", "dem"}, {"law", "hooke"}, {"stiffness", "2e4"}, {"restitution", "0.4"}}, ""},
     {{{"model", "dem"}, {"youngs", "1e8"}, {"poisson", "0.25"}}, ""},
-    {{{"model", "dem"}, {"iterations", "20"}}, "'iterations' applies to model pj only"},
-    {{{"model", "pj"}, {"restitution", "0.4"}}, "'restitution' applies to model dem only"},
+    {{{"model", "dem"}, {"iterations", "20"}}, "'iterations' applies to model pj and pbd only"},
+    {{{"model", "pj"}, {"restitution", "0.4"}}, "'restitution' applies to model dem and pbd only"},
     {{{"model", "dem"}, {"stiffness", "2e4"}}, "'stiffness' applies to law hooke only"},
+    {{{"model", "pbd"}, {"stiffness", "2e4"}, {"iterations", "20"}, {"sleep", "1e-6"},
+      {"kinetic_friction", "0.3"}, {"error_reduction", "0"}, {"adhesion", "100"}}, ""},
+    {{{"model", "pbd"}, {"baumgarte", "0.1"}}, "'baumgarte' applies to model pj only"},
+    {{{"model", "pbd"}, {"law", "hooke"}}, "'law' applies to model dem only"},
+    {{{"model", "pj"}, {"sleep", "1e-6"}}, "'sleep' applies to model pbd only"},
+    {{{"model", "dem"}, {"kinetic_friction", "0.1"}}, "'kinetic_friction' applies to model pbd"},
+    {{{"model", "pj"}, {"adhesion", "100"}}, ""},
   };
   for (const auto& [keys, warning] : cases) {
     auto config = mjg_test::SmallBed();
@@ -268,7 +275,26 @@ TEST(Config, ModelKeySwitchesTheContactModel) {
   }
   std::string error;
   EXPECT_FALSE(LoadXml(WithKey("model", "sph"), &error));
-  EXPECT_NE(error.find("'model' = 'sph': must be one of pj, dem"), std::string::npos) << error;
+  EXPECT_NE(error.find("'model' = 'sph': must be one of pj, dem, pbd"), std::string::npos) << error;
+}
+
+// the cohesive keys' refusals name the key and the reason: adhesion with dem, which has none, and
+// a kinetic friction above the static one
+TEST(Config, CohesionKeysAreRefusedWhereTheyCannotHold) {
+  std::string error;
+  auto config = mjg_test::SmallBed();
+  config["model"] = "dem";
+  config["adhesion"] = "100";
+  EXPECT_FALSE(LoadXml(TerrainXml(config, mjg_test::WalledBox(0.045)), &error));
+  EXPECT_NE(error.find("'adhesion' = '100': applies to models pj and pbd"), std::string::npos)
+      << error;
+  config = mjg_test::SmallBed();
+  config["model"] = "pbd";
+  config["friction"] = "0.4";
+  config["kinetic_friction"] = "0.5";
+  EXPECT_FALSE(LoadXml(TerrainXml(config, mjg_test::WalledBox(0.045)), &error));
+  EXPECT_NE(error.find("'kinetic_friction' = '0.5': must be at most key 'friction'"),
+            std::string::npos) << error;
 }
 
 // an unknown broadphase is refused naming the key and listing the broadphases

@@ -35,10 +35,12 @@ constexpr int kSpec = mjSTATE_FULLPHYSICS;
 
 // a small bed (a few hundred grains) in a walled box and a heavy free cube dropped into it; the
 // contact model of key model and the broadphase of key broadphase (NULL: the default)
-ModelPtr Scene(const char* model = "pj", const char* broadphase = nullptr) {
+ModelPtr Scene(const char* model = "pj", const char* broadphase = nullptr,
+               const std::map<std::string, std::string>& more = {}) {
   std::map<std::string, std::string> config = {
       {"fill", "-0.04 -0.04 0.005  0.04 0.04 0.04"}, {"radius", "0.004"}, {"model", model}};
   if (broadphase) config["broadphase"] = broadphase;
+  for (const auto& [key, value] : more) config[key] = value;
   std::string error;
   auto m = LoadXml(mjg_test::TerrainXml(
                        config,
@@ -129,6 +131,21 @@ TEST(State, GetSetStateReplaysBitForBit) {
   ExpectReplaysBitForBit(m.get(), &saved, &first);
 }
 
+// the cohesive models replay bit for bit too: pj with adhesion, pbd with adhesion and sleeping
+// (its awake flags are found again each substep from the state)
+TEST(State, CohesiveModelsReplayBitForBit) {
+  const std::map<std::string, std::string> pj = {{"adhesion", "300"}};
+  const std::map<std::string, std::string> pbd = {{"adhesion", "300"}, {"sleep", "2e-6"}};
+  for (const auto& [model, keys] : {std::make_pair("pj", pj), std::make_pair("pbd", pbd)}) {
+    SCOPED_TRACE(model);
+    auto m = Scene(model, nullptr, keys);
+    ASSERT_TRUE(m);
+    std::vector<mjtNum> saved;
+    std::vector<std::vector<mjtNum>> first;
+    ExpectReplaysBitForBit(m.get(), &saved, &first);
+  }
+}
+
 // the float32 values of contact-state array `name` (its slots, grain-major within each slot) in
 // a full-physics state of m, from the library's exported layout
 float* ContactArray(const mjModel* m, std::vector<mjtNum>* state, const char* name, size_t* count) {
@@ -179,9 +196,9 @@ TEST(State, DemReplaysBitForBitWithItsTangentialSprings) {
 
 // the sorted broadphase: a restored state goes on bit for bit (the grains' order in the state is
 // the user's; the sorted list is rebuilt from it), and the run is the hash broadphase's, bit for
-// bit, for both contact models
+// bit, for every contact model
 TEST(State, SortedBroadphaseReplaysBitForBitAndEqualsTheHash) {
-  for (const char* model : {"pj", "dem"}) {
+  for (const char* model : {"pj", "dem", "pbd"}) {
     SCOPED_TRACE(model);
     auto sorted = Scene(model, "sorted"), hash = Scene(model, "hash");
     ASSERT_TRUE(sorted && hash);
