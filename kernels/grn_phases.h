@@ -101,19 +101,19 @@ static const grnPhase grn_dem_phases[] = {
   grnPHASE_DEM_PAIRS, grnPHASE_DEM_PAIR_FORCES, grnPHASE_WRENCH, grnPHASE_DEM_INTEGRATE,
 };
 
-// the substep of the pbd model: contacts and the predicted displacements, the pairs, `iterations`
-// jacobi passes of corrections, the bodies' wrenches from the shape contacts' impulses, the
-// grains moved (bodies move between substeps with those impulses, as with dem)
+// the substep of the pbd model: contacts and the predicted displacements, the pairs, the coupled
+// bodies' contact counts, `iterations` jacobi passes of corrections (the bodies answering each),
+// the bodies' wrenches from the shape contacts' impulses, the grains moved
 static const grnPhase grn_pbd_phases[] = {
   grnPHASE_BROADPHASE, grnPHASE_PBD_NARROWPHASE, grnPHASE_LINK, grnPHASE_NUMBER,
-  grnPHASE_PBD_PAIRS, grnPHASE_ITERATE, grnPHASE_PBD_SOLVE_PAIRS, grnPHASE_PBD_SOLVE_GRAINS,
-  grnPHASE_NEXT_ITERATE, grnPHASE_WRENCH, grnPHASE_PBD_INTEGRATE,
+  grnPHASE_PBD_PAIRS, grnPHASE_BODY_CONTACTS, grnPHASE_ITERATE, grnPHASE_PBD_SOLVE_PAIRS,
+  grnPHASE_PBD_SOLVE_GRAINS, grnPHASE_NEXT_ITERATE, grnPHASE_WRENCH, grnPHASE_PBD_INTEGRATE,
 };
 
-// 1 when coupled bodies answer each jacobi iterate within the substep (projected jacobi); the
-// other models' bodies move between substeps (grn_body_motion_substep)
+// 1 when coupled bodies answer each jacobi iterate within the substep (pj, pbd); dem's bodies move
+// between substeps only (grn_body_motion_substep, which every model's bodies also do)
 static inline int grn_bodies_answer_iterates(const grnConsts* c) {
-  return c->model == grnMODEL_PJ;
+  return c->model != grnMODEL_DEM;
 }
 
 // a model's substep: its phase table
