@@ -163,7 +163,9 @@ grnStatus grn_check_params(const grnParams* p, char* msg, int size) {
   if (!(p->kinetic_friction <= p->friction) || !isfinite(p->kinetic_friction)) {
     return fail(msg, size, "kinetic_friction must be <= friction (< 0: the same)");
   }
-  if (!(p->adhesion >= 0) || !isfinite(p->adhesion)) return fail(msg, size, "adhesion must be >= 0");
+  if (!(p->adhesion >= 0) || !isfinite(p->adhesion)) {
+    return fail(msg, size, "adhesion must be >= 0");
+  }
   if (!(p->error_reduction >= 0 && p->error_reduction <= 1)) {
     return fail(msg, size, "error_reduction not in [0, 1]");
   }

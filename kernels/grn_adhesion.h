@@ -1,6 +1,7 @@
 // adhesion (pj and pbd): the area a contact's adhesive stress acts on, after the p2 seed. a
-// contact of adhesive stress a [Pa] and area A may pull with up to a A and resists sliding with a A
-// more than friction alone (the seed adds it to the friction cap; mohr-coulomb's c + sigma tan phi).
+// contact of adhesive stress a [Pa] and area A may pull with up to a A and resists sliding with
+// a A more than friction alone (the seed adds it to the friction cap: mohr-coulomb's
+// c + sigma tan phi).
 #ifndef MJGRANULAR_GRN_ADHESION_H_
 #define MJGRANULAR_GRN_ADHESION_H_
 
@@ -8,10 +9,10 @@
 #include "grn_math.h"
 
 // the area of a contact whose smaller radius is rmin (a grain's own against a shape), at overlap
-// (> 0; a gap < 0). pbd: the seed's quadratic interpolation, pi rmin^2 (1 - (overlap / rmin - 1)^2),
-// zero at first touch and the smaller grain's cross-section at overlap = rmin (and beyond). pj:
-// rigid grains do not overlap, so a touching contact (gap below GRN_ADHESION_RANGE rmin) has the
-// area the seed's grows to, the cross-section
+// (> 0; a gap < 0). pbd: the seed's quadratic interpolation pi rmin^2 (1 - (overlap / rmin - 1)^2),
+// zero at first touch and the smaller grain's cross-section from overlap = rmin on. pj: rigid
+// grains do not overlap, so a touching contact (gap below GRN_ADHESION_RANGE rmin) has the area
+// the seed's grows to, the cross-section
 GRN_HD float grn_adhesive_area_of(int model, float overlap, float rmin) {
   const float pi = 3.14159265358979f;
   float full = pi * rmin * rmin;

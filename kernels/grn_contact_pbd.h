@@ -7,16 +7,17 @@
 // does: a grain's mass is split evenly among its n contacts, a contact's correction divided
 // between the two split masses, so a grain moves by w_i m* of each correction (w the inverse
 // mass, m* = 1 / (n_i w_i + n_j w_j)): the seed's average for equal grains of equal counts, and
-// momentum conserved between grains of any counts (a plain average does not conserve it, and a
-// bed under a heavy box then keeps sinking). at the end the velocity is the displacement over dt.
+// momentum conserved between grains of any counts (a plain average does not conserve it). at the
+// end the velocity is the displacement over dt. without warm starting (the seed has none) the
+// passes converge slowly under heavy loads (plugin/README.md, Contact models).
 //
 // one contact, u the grain's displacement over the substep against its partner's, n the unit
 // normal toward the grain at the current positions, z the overlap there:
 // - normal: a spring-damper on the position level, the correction k' z - c' (u . n) along n, never
 //   pulling. k', c' are the seed's relaxation factors of a spring k (`stiffness`) and damper c
-//   (2 zeta sqrt(k m*), zeta from `restitution`) for the pair's split reduced mass m*, made independent
-//   of the iteration count, so that one contact integrates the spring-damper by implicit euler
-//   whatever the number of passes.
+//   (2 zeta sqrt(k m*), zeta from `restitution`) for the pair's split reduced mass m*, made
+//   independent of the iteration count, so that one contact integrates the spring-damper by
+//   implicit euler whatever the number of passes.
 // - adhesion: a damper that cancels the separation left after that, up to l_a = dt^2 F_a / m*
 //   over the substep, with F_a = adhesion x the seed's interpolated contact area
 //   (grn_adhesive_area_of).

@@ -11,7 +11,7 @@
 // ru_maxrss, the peak so far, so sizes run smallest first).
 //
 //   bench_cpu [--sizes 10k,50k,100k] [--substeps 200] [--settle 1.0] [--settle-dt 1e-3]
-//             [--iterations 10] [--seed 12345] [--model pj|dem] [--broadphase hash,sorted]
+//             [--iterations 10] [--seed 12345] [--model pj|dem|pbd] [--broadphase hash,sorted]
 //             [--skin 0.5] [--shuffle]
 // --model dem times the dem model at its defaults (hertz, its substep 0.15 of the rayleigh time);
 // the bed is settled with projected jacobi's coarse substep either way. --broadphase times each
@@ -81,6 +81,9 @@ static int parse_count(const char* text, int* out) {
   return 1;
 }
 
+// the models' names, in grnModel order
+static const char* const kModels[] = {"pj", "dem", "pbd"};
+
 static int parse_args(int argc, char** argv, Options* o) {
   o->nsizes = 3;
   o->sizes[0] = 10000, o->sizes[1] = 50000, o->sizes[2] = 100000;
@@ -124,8 +127,11 @@ static int parse_args(int argc, char** argv, Options* o) {
       o->iterations = (int)strtol(v, &end, 10);
       if (*end || o->iterations < 1) return 0;
     } else if (!strcmp(a, "--model") && v) {
-      if (strcmp(v, "pj") && strcmp(v, "dem")) return 0;
-      o->model = strcmp(v, "dem") ? grnMODEL_PJ : grnMODEL_DEM;
+      o->model = -1;
+      for (int m = 0; m < 3; m++) {
+        if (!strcmp(v, kModels[m])) o->model = m;
+      }
+      if (o->model < 0) return 0;
     } else if (!strcmp(a, "--broadphase") && v) {
       char buf[64];
       snprintf(buf, sizeof(buf), "%s", v);
@@ -313,7 +319,7 @@ int main(int argc, char** argv) {
     fprintf(stderr,
             "usage: bench_cpu [--sizes 10k,50k,100k] [--substeps 200] [--settle 1.0]\n"
             "                 [--settle-dt 1e-3] [--iterations 10] [--seed 12345]\n"
-            "                 [--model pj|dem] [--broadphase hash,sorted] [--skin 0.5]\n"
+            "                 [--model pj|dem|pbd] [--broadphase hash,sorted] [--skin 0.5]\n"
             "                 [--shuffle]\n"
             "times the cpu solver on a settled bed; threads from OMP_NUM_THREADS\n");
     return 2;
@@ -322,7 +328,7 @@ int main(int argc, char** argv) {
   bench_params(&o, 1, &p);
   printf("mjgranular cpu benchmark: %d openmp threads, model %s, dt %g s, %d iterations, radius "
          "%g m, skin %g radii\nbeds settled %g s at dt %g s, then %d timed substeps, grains in "
-         "%s order\n", omp_get_max_threads(), o.model == grnMODEL_DEM ? "dem" : "pj", p.dt,
+         "%s order\n", omp_get_max_threads(), kModels[o.model], p.dt,
          o.model == grnMODEL_DEM ? 0 : p.iterations, p.radius, p.skin, o.settle, o.settle_dt,
          o.substeps, o.shuffle ? "random" : "lattice");
   double load[3] = {0, 0, 0};
