@@ -142,7 +142,7 @@ def _contact_bytes(arrays):
 
 def substeps(model, substep):
     """Granular substeps per mj_step of `model` at a substep of at most `substep` [s], counted as
-    the plugin counts them (plugin/terrain.c, mjg_terrain_substeps)."""
+    the plugin counts them (plugin/input_limits.c, mjg_step_count)."""
     return max(1, math.ceil(model.opt.timestep / substep * (1 - 1e-9)))
 
 
