@@ -156,9 +156,24 @@ static grnStatus fail(char* msg, int size, const char* text) {
 
 grnStatus grn_check_params(const grnParams* p, char* msg, int size) {
   if (!p) return fail(msg, size, "params is null");
-  if (p->capacity <= 0 || p->capacity > (1 << 26)) return fail(msg, size, "capacity out of range");
+  if (p->capacity <= 0 || p->capacity > GRN_MAX_GRAINS) {
+    if (msg && size > 0) {
+      snprintf(msg, size, "capacity %d not in [1, %d]", p->capacity, GRN_MAX_GRAINS);
+    }
+    return grnERR_ARG;
+  }
   if (!(p->radius > 0) || !isfinite(p->radius)) return fail(msg, size, "radius must be > 0");
   if (!(p->density > 0) || !isfinite(p->density)) return fail(msg, size, "density must be > 0");
+  // the solver divides by a grain's mass and moment of inertia, in float
+  float mass = grn_sphere_mass(p->density, p->radius);
+  float inertia = grn_sphere_inertia(mass, p->radius);
+  if (!isfinite(mass) || !isfinite(1 / mass) || !isfinite(1 / inertia)) {
+    if (msg && size > 0) {
+      snprintf(msg, size, "radius %g m and density %g kg/m^3 give a grain mass of %g kg, whose "
+               "mass or moment of inertia a float cannot invert", p->radius, p->density, mass);
+    }
+    return grnERR_ARG;
+  }
   if (!(p->friction >= 0) || !isfinite(p->friction)) return fail(msg, size, "friction must be >= 0");
   if (!(p->kinetic_friction <= p->friction) || !isfinite(p->kinetic_friction)) {
     return fail(msg, size, "kinetic_friction must be <= friction (< 0: the same)");
@@ -182,7 +197,12 @@ grnStatus grn_check_params(const grnParams* p, char* msg, int size) {
   if (!(p->margin >= 0 && p->margin <= 1)) return fail(msg, size, "margin not in [0, 1]");
   if (!(p->skin >= 0 && p->skin <= 4)) return fail(msg, size, "skin not in [0, 4]");
   for (int i = 0; i < 3; i++) {
-    if (!isfinite(p->gravity[i])) return fail(msg, size, "gravity not finite");
+    if (isfinite(p->gravity[i])) continue;
+    if (msg && size > 0) {
+      snprintf(msg, size, "gravity (%g, %g, %g) is not finite as a float [m/s^2]", p->gravity[0],
+               p->gravity[1], p->gravity[2]);
+    }
+    return grnERR_ARG;
   }
   if (p->hash_size < 0 || p->hash_size > (1 << 30)) {
     return fail(msg, size, "hash_size not in [0, 2^30]");
@@ -458,20 +478,36 @@ static const void* contact_array(const char* b, int a, int cap) {
   return b + grn_contact_offset(a, cap);
 }
 
-// a contact state fits when counts are within the slots, partners are grains in use listed as
-// partners_fit requires, and impulses are finite
-static int contacts_fit(const grnSolver* s, const char* b) {
+// grnOK when a contact state fits: counts within the slots, partners grains in use listed as
+// partners_fit requires, impulses finite; else grnERR_ARG with the first thing wrong in msg
+grnStatus grn_check_contacts(const grnSolver* s, const void* buf, char* msg, int size) {
+  if (!s || !buf) return fail(msg, size, "solver or buffer is null");
+  const char* b = (const char*)buf;
   int cap = s->params.capacity, ordered = s->consts.ordered;
   const int* npair = (const int*)contact_array(b, grnCONTACT_npair, cap);
   const int* nshape = (const int*)contact_array(b, grnCONTACT_nshape, cap);
   const int* pair = (const int*)contact_array(b, grnCONTACT_pair, cap);
   for (int i = 0; i < cap; i++) {
     int np = i < s->n ? npair[i] : 0;
-    if (npair[i] < 0 || npair[i] > (i < s->n ? GRN_MAX_PAIRS : 0)) return 0;
-    if (nshape[i] < 0 || nshape[i] > (i < s->n ? GRN_MAX_SHAPE_CONTACTS : 0)) return 0;
+    int max_pair = i < s->n ? GRN_MAX_PAIRS : 0, max_shape = i < s->n ? GRN_MAX_SHAPE_CONTACTS : 0;
+    if (npair[i] < 0 || npair[i] > max_pair || nshape[i] < 0 || nshape[i] > max_shape) {
+      if (msg && size > 0) {
+        snprintf(msg, size, "grain %d (of %d in use) lists %d grain and %d shape contacts, more "
+                 "than its slots (%d, %d) or negative", i, s->n, npair[i], nshape[i], max_pair,
+                 max_shape);
+      }
+      return grnERR_ARG;
+    }
     for (int k = 0; k < np; k++) {
       int j = pair[GRN_SLOT(k, i, cap)];
-      if (j < 0 || j >= s->n || !partners_fit(pair, cap, i, k, ordered)) return 0;
+      if (j >= 0 && j < s->n && partners_fit(pair, cap, i, k, ordered)) continue;
+      if (msg && size > 0) {
+        snprintf(msg, size, "grain %d, contact %d: partner %d %s", i, k, j,
+                 j < 0 || j >= s->n ? "is not a grain in use" :
+                 ordered ? "is out of increasing partner order (deterministic)" :
+                           "is listed twice");
+      }
+      return grnERR_ARG;
     }
   }
   // every float of the used slots finite (the arrays are slot-major: slot k of grain i)
@@ -483,16 +519,21 @@ static int contacts_fit(const grnSolver* s, const char* b) {
     for (int i = 0; i < s->n; i++) {
       for (int k = 0; k < used[i]; k++) {
         for (int e = 0; e < desc->width; e++) {
-          if (!isfinite(v[desc->width * GRN_SLOT(k, i, cap) + e])) return 0;
+          if (isfinite(v[desc->width * GRN_SLOT(k, i, cap) + e])) continue;
+          if (msg && size > 0) {
+            snprintf(msg, size, "grain %d, contact %d: %s is not finite", i, k, desc->name);
+          }
+          return grnERR_ARG;
         }
       }
     }
   }
-  return 1;
+  if (msg && size > 0) msg[0] = 0;
+  return grnOK;
 }
 
 grnStatus grn_set_contacts(grnSolver* s, const void* buf) {
-  if (!s || !buf || !contacts_fit(s, (const char*)buf)) return grnERR_ARG;
+  if (grn_check_contacts(s, buf, NULL, 0) != grnOK) return grnERR_ARG;
   int cap = s->params.capacity;
   for (int a = 0; a < grnNCONTACT_ARRAYS; a++) {
     grnStatus st = s->ops->write(s, grn_contact_arrays + a, 0, contact_array(buf, a, cap),

@@ -86,10 +86,12 @@ typedef enum grnBroadphase_ {
                             // a bucket) with a copy of their positions and radii in that order
 } grnBroadphase;
 
+#define GRN_MAX_GRAINS (1 << 26)  // largest capacity a solver takes (its indices stay in an int)
+
 typedef struct grnParams_ {
   int model;                // grnModel
 
-  int capacity;             // maximum number of grains
+  int capacity;             // maximum number of grains, at most GRN_MAX_GRAINS
   float radius;             // grain radius [m]
   float density;            // grain density [kg/m^3]
   float friction;           // coulomb coefficient between grains (pbd: the static one)
@@ -186,7 +188,7 @@ double grn_adhesive_area(int model, double overlap, double rmin);
 // the hash broadphase, ...).
 void grn_default_params(grnParams* params);
 
-// Check params; on failure write which field is wrong into msg (may be NULL).
+// Check params; on failure write which field is wrong, and why, into msg (may be NULL).
 grnStatus grn_check_params(const grnParams* params, char* msg, int msg_size);
 
 // The time a dem substep must resolve for grains of this radius: the rayleigh time
@@ -317,6 +319,10 @@ grnStatus grn_get_contacts(const grnSolver* solver, void* buf);
 // slots, partners that are not grains in use, non-finite impulses, and (deterministic solvers)
 // partners of a grain not in increasing order, or (others) a partner listed twice.
 grnStatus grn_set_contacts(grnSolver* solver, const void* buf);
+
+// Check a contact state as grn_set_contacts does, without setting it; on failure write the first
+// thing wrong into msg (may be NULL): the grain, its contact slot and the array.
+grnStatus grn_check_contacts(const grnSolver* solver, const void* buf, char* msg, int msg_size);
 
 // Copy the contact state of the first n grains (n <= both capacities) from a buffer laid out for
 // capacity src_cap into another one for capacity dst_cap (zeroed first, every slot of those

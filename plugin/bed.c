@@ -2,6 +2,7 @@
 // by a seeded random jitter small enough that no two grains overlap.
 #include "bed.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -68,19 +69,51 @@ static double uniform_pm1(uint64_t* state) {
   return (double)(splitmix64(state) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
 }
 
-long long mjg_bed_count(const double fill[6], double radius, double spacing_radii, int dims[3]) {
-  double spacing = spacing_radii * radius;
-  long long total = 1;
+double mjg_bed_count(const double fill[6], double radius, double spacing_radii, int dims[3]) {
+  double spacing = spacing_radii * radius, n[3];
   for (int i = 0; i < 3; i++) {
     // centres from lo + r to hi - r
     double room = fill[3 + i] - fill[i] - 2 * radius;
-    long long n = room >= 0 ? (long long)floor(room / spacing + 1e-9) + 1 : 0;
-    if (n > (1ll << 30)) n = 1ll << 30;
-    if (dims) dims[i] = (int)n;
-    total *= n;
-    if (total > (1ll << 40)) total = 1ll << 40;
+    n[i] = room >= 0 ? floor(room / spacing + 1e-9) + 1 : 0;
+    if (dims) dims[i] = n[i] < INT_MAX ? (int)n[i] : INT_MAX;
   }
-  return total;
+  // an empty axis first: an infinite one times zero would give nan
+  if (n[0] == 0 || n[1] == 0 || n[2] == 0) return 0;
+  return n[0] * n[1] * n[2];
+}
+
+// the cube of a grain, as the coordinates of its lowest corner in cells
+typedef struct mjgCell_ {
+  double c[3];
+} mjgCell;
+
+static int compare_cells(const void* a, const void* b) {
+  const double *x = ((const mjgCell*)a)->c, *y = ((const mjgCell*)b)->c;
+  for (int i = 0; i < 3; i++) {
+    if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
+  }
+  return 0;
+}
+
+int mjg_bed_crowding(const mjgBed* bed, double cell, double corner[3]) {
+  mjgCell* cells = (mjgCell*)malloc((bed->n ? bed->n : 1) * sizeof(mjgCell));
+  if (!cells) return -1;
+  for (int g = 0; g < bed->n; g++) {
+    for (int i = 0; i < 3; i++) cells[g].c[i] = floor(bed->pos[3 * g + i] / cell);
+  }
+  // sorted, a cube's grains are one run
+  qsort(cells, bed->n, sizeof(mjgCell), compare_cells);
+  int most = 0;
+  for (int first = 0, g = 1; g <= bed->n; g++) {
+    if (g < bed->n && !compare_cells(cells + first, cells + g)) continue;
+    if (g - first > most) {
+      most = g - first;
+      for (int i = 0; i < 3; i++) corner[i] = cells[first].c[i] * cell;
+    }
+    first = g;
+  }
+  free(cells);
+  return most;
 }
 
 int mjg_bed_make(const mjgConfig* cfg, mjgBed* bed) {
@@ -88,7 +121,7 @@ int mjg_bed_make(const mjgConfig* cfg, mjgBed* bed) {
   if (!cfg->has_fill) return 0;
   mjtNum* pos = bed->pos;
   int dims[3];
-  long long n = mjg_bed_count(cfg->fill, cfg->radius, cfg->spacing, dims);
+  double n = mjg_bed_count(cfg->fill, cfg->radius, cfg->spacing, dims);
   if (n <= 0 || n > cfg->count) return 0;
 
   // lattice centred in the fill box

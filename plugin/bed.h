@@ -31,9 +31,14 @@ void mjg_bed_free(mjgBed* bed);
 // reset does: the header, grains, zero wrenches, the contact state or none.
 void mjg_bed_write(const mjgBed* bed, int nbody, mjtNum* state);
 
-// Number of grains of the given radius the bed puts into a fill box (lo[3], hi[3]); the lattice
-// size along each axis goes to dims when not NULL. 0 when not even one grain fits.
-long long mjg_bed_count(const double fill[6], double radius, double spacing, int dims[3]);
+// Number of grains of the given radius the bed puts into a fill box (lo[3], hi[3]), a double: a
+// huge box holds more than any integer type (it is then refused); the lattice size along each axis
+// goes to dims when not NULL (at most INT_MAX). 0 when not even one grain fits.
+double mjg_bed_count(const double fill[6], double radius, double spacing, int dims[3]);
+
+// The most grains of the bed whose centres lie in one cube of side `cell` (cubes aligned at the
+// origin), and where: the lowest corner of that cube into corner (3). -1 when out of memory.
+int mjg_bed_crowding(const mjgBed* bed, double cell, double corner[3]);
 
 // Write the initial bed of cfg into bed: positions, zero velocities and spins, radii (each
 // cfg->radius, or with mixed sizes drawn uniformly in [radius_min, radius], seeded); returns n.

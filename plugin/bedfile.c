@@ -3,14 +3,18 @@
 #include "bedfile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "granular.h"
 #include "grn_solver.h"  // grn_contact_offset: the contact arrays a version 1 file holds
+#include "input_limits.h"
 
 static const char kMagic[8] = {'M', 'J', 'G', 'B', 'E', 'D', 0, 0};
 
@@ -49,14 +53,31 @@ static long long file_bytes(const mjgBedFileInfo* info) {
          (info->has_contacts ? (long long)contact_bytes(info->version, info->n) : 0);
 }
 
-// open path, read and check its header; the stream is left after the header. NULL with why
-static FILE* open_bed(const char* path, mjgBedFileInfo* info, char* why, int size) {
-  FILE* f = fopen(path, "rb");
-  if (!f) {
+// path opened for reading if it is a regular file; NULL with why. Opened without blocking and
+// checked before reading: a FIFO would wait for a writer, a device may never end
+static FILE* open_regular(const char* path, char* why, int size) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st)) {
     snprintf(why, size, "cannot open the file: %s (a relative path is taken from the current "
              "working directory)", strerror(errno));
-    return NULL;
+  } else if (!S_ISREG(st.st_mode)) {
+    const char* kind = S_ISDIR(st.st_mode) ? "directory" :
+                       S_ISFIFO(st.st_mode) ? "FIFO" : "device or socket";
+    snprintf(why, size, "is not a regular file (a %s); a bed file is one", kind);
+  } else {
+    FILE* f = fdopen(fd, "rb");
+    if (f) return f;
+    snprintf(why, size, "cannot open the file: %s", strerror(errno));
   }
+  if (fd >= 0) close(fd);
+  return NULL;
+}
+
+// open path, read and check its header; the stream is left after the header. NULL with why
+static FILE* open_bed(const char* path, mjgBedFileInfo* info, char* why, int size) {
+  FILE* f = open_regular(path, why, size);
+  if (!f) return NULL;
   unsigned char h[MJG_BEDFILE_HEADER];
   size_t got = fread(h, 1, sizeof(h), f);
   if (got >= 8 && memcmp(h, kMagic, 8)) {
@@ -73,6 +94,9 @@ static FILE* open_bed(const char* path, mjgBedFileInfo* info, char* why, int siz
     snprintf(why, size, "unknown contact model %u", le32(h + 20));
   } else if ((int32_t)le32(h + 16) < 0) {
     snprintf(why, size, "negative grain count %d", (int32_t)le32(h + 16));
+  } else if ((int32_t)le32(h + 16) > GRN_MAX_GRAINS) {
+    snprintf(why, size, "holds %d grains, more than the limit %d", (int32_t)le32(h + 16),
+             GRN_MAX_GRAINS);
   } else if (!(lef64(h + 24) > 0) || !isfinite(lef64(h + 24))) {
     snprintf(why, size, "grain radius %g is not a positive number", lef64(h + 24));
   } else {
@@ -176,6 +200,23 @@ static int read_contacts(FILE* f, int version, int n, int cap, mjtNum* out, char
   return 0;
 }
 
+// no more than MJG_MAX_GRAINS_PER_CELL grains of the bed in a cube a grain diameter (of the
+// largest, radius) wide; -1 with why
+static int check_crowding(const mjgBed* bed, double radius, char* why, int size) {
+  double corner[3], cell = 2 * radius;
+  int most = mjg_bed_crowding(bed, cell, corner);
+  if (most < 0) {
+    snprintf(why, size, "out of memory for checking %d grains", bed->n);
+  } else if (most > MJG_MAX_GRAINS_PER_CELL) {
+    snprintf(why, size, "%d grains have their centres in one cube a grain diameter (%g m) wide, "
+             "at (%g, %g, %g), more than the limit %d: the bed is not a bed of grains", most, cell,
+             corner[0], corner[1], corner[2], MJG_MAX_GRAINS_PER_CELL);
+  } else {
+    return 0;
+  }
+  return -1;
+}
+
 int mjg_bedfile_read(const char* path, int cap, double radius, grnModel model, mjgBed* bed,
                      char* why, int size) {
   memset(bed, 0, sizeof(*bed));
@@ -217,5 +258,9 @@ int mjg_bedfile_read(const char* path, int cap, double radius, grnModel model, m
     bed->contacts = NULL;
   }
   bed->model = model;
+  if (check_crowding(bed, radius, why, size)) {
+    mjg_bed_free(bed);
+    return -1;
+  }
   return 0;
 }

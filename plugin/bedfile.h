@@ -41,14 +41,15 @@ typedef struct mjgBedFileInfo_ {
 } mjgBedFileInfo;
 
 // Read and check the header of the bed file at path, and the file's size against it. On failure
-// return -1 with the cause in why (missing file, not a bed file, unknown version, truncated, ...).
+// return -1 with the cause in why (missing file, not a regular file, not a bed file, unknown
+// version, more grains than GRN_MAX_GRAINS, truncated, ...).
 int mjg_bedfile_info(const char* path, mjgBedFileInfo* info, char* why, int why_size);
 
 // Read the bed file at path into bed (allocated here for capacity cap, with a contact state when
 // the file has one of this contact model; free with mjg_bed_free). Refused with -1 and the cause in why: anything
 // mjg_bedfile_info refuses, more grains than cap, a radius other than radius (relative 1e-6),
 // a non-finite position or velocity, a radius not in (0, radius], a contact count beyond the
-// slots.
+// slots, more than MJG_MAX_GRAINS_PER_CELL grains in one cube a grain diameter wide.
 int mjg_bedfile_read(const char* path, int cap, double radius, grnModel model, mjgBed* bed,
                      char* why, int why_size);
 

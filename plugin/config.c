@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 
 #include "bed.h"
 #include "bedfile.h"
+#include "input_limits.h"
 #include "state.h"
 
 //---------------------------------- attribute table -----------------------------------------------
@@ -61,7 +63,7 @@ _Static_assert(offsetof(mjgConfig, radius_min) == offsetof(mjgConfig, radius) + 
 static const mjgAttr kAttr[] = {
   // name        kind        default  unit     lo    hi       lo_open field, given flag, words
   {"fill",       mjgBOX,     NULL,    "m",     0,    0,         0, OFF(fill), OFF(has_fill), NULL},
-  {"count",      mjgINT,     NULL,    "",      1,    1 << 26,   0, OFF(count), -1, NULL},
+  {"count",      mjgINT,     NULL,    "",      1, GRN_MAX_GRAINS, 0, OFF(count), -1, NULL},
   {"radius",     mjgRADII,   "0.005", "m",     0,    1e3,       1, OFF(radius), -1, NULL},
   {"density",    mjgREAL,    "2500",  "kg/m^3", 0,   1e6,       1, OFF(density), -1, NULL},
   {"friction",   mjgREAL,    "0.5",   "",      0,    1e3,       0, OFF(friction), -1, NULL},
@@ -134,12 +136,14 @@ int mjg_blank(const char* s) {
   return *s == 0;
 }
 
-// one finite number that is the whole string (surrounding white space allowed)
-static int parse_real(const char* s, double* out) {
-  char* end;
-  if (mjg_blank(s)) return 0;
-  double v = strtod(s, &end);
-  if (end == s || !mjg_blank(end) || !isfinite(v)) return 0;
+// one finite decimal number at s into out, its end to *end; 0 when there is none. strtod also
+// reads hex floats (0x1p-8), inf and nan: refused, as MJCF numbers are decimal
+static int read_decimal(const char* s, double* out, char** end) {
+  double v = strtod(s, end);
+  if (*end == s || !isfinite(v)) return 0;
+  for (const char* c = s; c < *end; c++) {
+    if (!isdigit((unsigned char)*c) && !strchr("+-.eE", *c)) return 0;
+  }
   *out = v;
   return 1;
 }
@@ -170,11 +174,8 @@ int mjg_parse_reals(const char* s, double* out, int n) {
   for (int i = 0; i < n; i++) {
     char* end;
     while (*p && isspace((unsigned char)*p)) p++;
-    if (!*p) return 0;
-    double v = strtod(p, &end);
-    if (end == p || !isfinite(v)) return 0;
+    if (!*p || !read_decimal(p, out + i, &end)) return 0;
     if (*end && !isspace((unsigned char)*end)) return 0;
-    out[i] = v;
     p = end;
   }
   return mjg_blank(p);
@@ -202,6 +203,17 @@ static void range_text(const mjgAttr* a, char* buf, int size) {
   }
 }
 
+// 1 if v, above lo, is still above it as the float the solver computes in; a positive value
+// must also be a normal float (not 0 and not subnormal, whose inverse overflows)
+static int float_above(double v, double lo) {
+  float f = (float)v;
+  return f > (float)lo && (lo != 0 || f >= FLT_MIN);
+}
+
+static const char* const kFloatWhy =
+    "is out of range as the 32-bit float the solver computes in (the smallest positive float is "
+    "1.17549e-38)";
+
 // parse value into the field of cfg described by a; -1 with a message on failure
 static int parse_attr(const mjgAttr* a, const char* value, mjgConfig* cfg, char* msg, int size) {
   char* field = (char*)cfg + a->offset;
@@ -210,9 +222,12 @@ static int parse_attr(const mjgAttr* a, const char* value, mjgConfig* cfg, char*
     case mjgREAL: {
       double v;
       range_text(a, why, sizeof(why));
-      if (!parse_real(value, &v)) return mjg_config_refuse(msg, size, a->name, value, why);
+      if (!mjg_parse_reals(value, &v, 1)) return mjg_config_refuse(msg, size, a->name, value, why);
       if (v < a->lo || (a->lo_open && v == a->lo) || v > a->hi) {
         return mjg_config_refuse(msg, size, a->name, value, why);
+      }
+      if (a->lo_open && !float_above(v, a->lo)) {
+        return mjg_config_refuse(msg, size, a->name, value, kFloatWhy);
       }
       *(double*)field = v;
       return 0;
@@ -284,6 +299,7 @@ static int parse_attr(const mjgAttr* a, const char* value, mjgConfig* cfg, char*
       if (!(r[0] > 0 && r[1] >= r[0] && r[1] <= a->hi && r[1] <= MJG_MAX_SIZE_RATIO * r[0])) {
         return mjg_config_refuse(msg, size, a->name, value, why);
       }
+      if (!float_above(r[0], 0)) return mjg_config_refuse(msg, size, a->name, value, kFloatWhy);
       out[0] = r[1];
       out[1] = r[0];
       return 0;
@@ -309,7 +325,7 @@ const char* mjg_config_value(const mjModel* m, int instance, const char* key) {
 
 // the most grains whose plugin_state MuJoCo can count, in a model of nbody bodies
 static int max_state_grains(int nbody) {
-  int lo = 0, hi = 1 << 26;
+  int lo = 0, hi = GRN_MAX_GRAINS;
   while (lo < hi) {
     int mid = lo + (hi - lo + 1) / 2;
     if (mjg_state_size(mid, nbody) <= INT_MAX) lo = mid; else hi = mid - 1;
@@ -368,20 +384,20 @@ int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, i
 
   // the fill box must hold at least one grain, and no more than count allows
   if (cfg->has_fill) {
-    long long need = mjg_bed_count(cfg->fill, cfg->radius, cfg->spacing, NULL);
+    double need = mjg_bed_count(cfg->fill, cfg->radius, cfg->spacing, NULL);
     char why[256];
     if (need <= 0) {
       snprintf(why, sizeof(why), "box is thinner than one grain (diameter %g m) on some axis",
                2 * cfg->radius);
       return mjg_config_refuse(msg, size, "fill", fill_text, why);
     }
-    if (need > (1 << 26)) {
-      snprintf(why, sizeof(why), "box needs %lld grains of radius %g m, more than the limit %d",
-               need, cfg->radius, 1 << 26);
+    if (need > GRN_MAX_GRAINS) {
+      snprintf(why, sizeof(why), "box needs %.4g grains of radius %g m, more than the limit %d",
+               need, cfg->radius, GRN_MAX_GRAINS);
       return mjg_config_refuse(msg, size, "fill", fill_text, why);
     }
     if (count_given && need > cfg->count) {
-      snprintf(why, sizeof(why), "box needs %lld grains of radius %g m, more than key 'count' = "
+      snprintf(why, sizeof(why), "box needs %.0f grains of radius %g m, more than key 'count' = "
                "'%d' allows", need, cfg->radius, cfg->count);
       return mjg_config_refuse(msg, size, "fill", fill_text, why);
     }
@@ -442,6 +458,14 @@ int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, i
                                  "box must lie inside the box of key 'domain'");
       }
     }
+  }
+
+  // the work of a step and of settling at the model's option timestep
+  char why[MJG_MSG_SIZE - 32];
+  if (mjg_limits_step(m, instance, cfg, why, sizeof(why)) ||
+      mjg_limits_settle(m, instance, cfg, why, sizeof(why))) {
+    if (msg && size > 0) snprintf(msg, size, MJG_PLUGIN_NAME ": %s", why);
+    return -1;
   }
   return 0;
 }

@@ -92,8 +92,9 @@ const char* mjg_config_name(int i);
 // <why>", for a key not given); returns -1.
 int mjg_config_refuse(char* msg, int size, const char* key, const char* value, const char* why);
 
-// Read and check the config of plugin instance `instance`. On failure return -1 and write a
-// message naming the key and its value into msg; on success return 0.
+// Read and check the config of plugin instance `instance`, with the work it asks of a step and of
+// settling at m's option timestep (input_limits.h). On failure return -1 and write a message
+// naming the key and its value into msg; on success return 0.
 int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, int msg_size);
 
 // Write into msg what in a config that loads the user should know (keys of the other contact

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "input_limits.h"
 #include "sensor.h"
 #include "state.h"
 
@@ -46,9 +47,11 @@ static int read_config(const mjModel* m, int instance, mjgHeightmap* h, char* ms
     snprintf(msg, size, MJG_HEIGHTMAP_NAME ": config key 'size' is missing: give \"nx ny\" cells");
     return -1;
   }
-  if (!mjg_sensor_parse_ints(v, n, 2) || n[0] < 1 || n[1] < 1 || n[0] * n[1] > (1 << 24)) {
+  // the product by division: nx ny of two large numbers overflows
+  if (!mjg_sensor_parse_ints(v, n, 2) || n[0] < 1 || n[1] < 1 ||
+      n[0] > MJG_MAX_HEIGHTMAP_CELLS / n[1]) {
     snprintf(msg, size, MJG_HEIGHTMAP_NAME ": config key 'size' = '%s': must be two integers "
-             "nx ny >= 1 with nx ny <= %d cells", v, 1 << 24);
+             "nx ny >= 1 with nx ny <= %d cells", v, MJG_MAX_HEIGHTMAP_CELLS);
     return -1;
   }
   h->nx = (int)n[0];

@@ -128,7 +128,7 @@ static int settle(const mjgSettleInput* in, mjgBed* out, char* why, int size) {
   grnStatus st = grnOK;
   if (!fail) {
     mjg_bed_write(b, nbody, state);
-    st = mjg_transfer_upload(in->solver, state, cap, nbody, b->n, stage);
+    st = mjg_transfer_upload(in->solver, state, cap, nbody, b->n, stage, NULL, 0);
     if (st == grnOK) st = grn_set_shapes(in->solver, in->nshape, in->shapes);
     for (int k = 0; k < in->nstep && st == grnOK; k++) st = grn_advance(in->solver, in->nsub);
     if (st == grnOK) st = mjg_transfer_download(in->solver, state, cap, nbody, stage, wrench);

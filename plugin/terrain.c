@@ -14,22 +14,13 @@
 #include "bedfile.h"
 #include "body_dynamics.h"
 #include "boundaries.h"
+#include "input_limits.h"
 #include "settle.h"
 #include "state.h"
 #include "state_hash.h"
 #include "transfer.h"
 
 //---------------------------------- helpers -------------------------------------------------------
-
-int mjg_terrain_substeps(double step, double timestep) {
-  if (!(step > 0) || !(timestep > 0)) return 1;
-  // a tiny tolerance so that 2e-3 / 5e-4 gives 4, not 5
-  double ratio = step / timestep;
-  double n = ceil(ratio * (1 - 1e-9));
-  if (n < 1) n = 1;
-  if (n > 1e6) n = 1e6;
-  return (int)n;
-}
 
 // this instance's cache and state in d
 static mjgTerrain* terrain_of(const mjData* d, int instance) {
@@ -46,10 +37,17 @@ static void model_gravity(const mjModel* m, float g[3]) {
   for (int i = 0; i < 3; i++) g[i] = off ? 0.0f : (float)m->opt.gravity[i];
 }
 
-// make sure the solver matches the model's current timestep and gravity; substeps to *nsub
-static grnStatus ensure_solver(mjgTerrain* t, const mjModel* m, int* nsub) {
-  if (!(m->opt.timestep > 0)) return grnERR_ARG;
-  int ns = mjg_terrain_substeps(m->opt.timestep, t->cfg.timestep);
+// make sure the solver matches the model's current timestep and gravity; substeps to *nsub. On
+// failure why (without the plugin's name) says what is wrong: a step beyond the work limits, the
+// parameters the solver refuses, or the status of its creation
+static grnStatus ensure_solver(mjgTerrain* t, const mjModel* m, int instance, int* nsub,
+                               char* why, int size) {
+  if (!(m->opt.timestep > 0)) {
+    snprintf(why, size, "option timestep %g is not positive", m->opt.timestep);
+    return grnERR_ARG;
+  }
+  if (mjg_limits_step(m, instance, &t->cfg, why, size)) return grnERR_ARG;
+  int ns = (int)mjg_step_count(m->opt.timestep, t->cfg.timestep);
   double dt = m->opt.timestep / ns;
   float g[3];
   model_gravity(m, g);
@@ -60,11 +58,16 @@ static grnStatus ensure_solver(mjgTerrain* t, const mjModel* m, int* nsub) {
   grnParams params;
   mjtNum gravity[3] = {g[0], g[1], g[2]};
   mjg_config_params(&t->cfg, dt, gravity, t->nbody, t->max_shapes, &params);
+  char refused[256];
+  if (grn_check_params(&params, refused, sizeof(refused))) {
+    snprintf(why, size, "the granular solver refuses its parameters: %s", refused);
+    return grnERR_ARG;
+  }
   grnSolver* solver = NULL;
   grnStatus st = grn_create(&params, t->cfg.backend, &solver);
-  if (st != grnOK) return st;
-  st = mjg_mesh_grids_add(&t->meshes, solver);
+  if (st == grnOK) st = mjg_mesh_grids_add(&t->meshes, solver);
   if (st != grnOK) {
+    snprintf(why, size, "could not create the granular solver: %s", grn_status_message(st));
     grn_destroy(solver);
     return st;
   }
@@ -136,11 +139,12 @@ static int make_bed(mjgTerrain* t, const mjModel* m, mjData* d, int instance, ch
   t->bed = &t->own;
   mjtNum* state = state_of(m, d, instance);
   mjg_bed_write(t->bed, t->nbody, state);
-  grnStatus st = mjg_transfer_upload(t->solver, state, t->cap, t->nbody, t->own.n, t->stage);
+  char refused[MJG_MSG_SIZE - 256];
+  grnStatus st = mjg_transfer_upload(t->solver, state, t->cap, t->nbody, t->own.n, t->stage,
+                                     refused, sizeof(refused));
   if (st != grnOK) {
-    snprintf(why, sizeof(why), "the solver refuses the bed: %s%s", grn_status_message(st),
-             st == grnERR_ARG ? " (a radius beyond key 'radius', or a contact state that does "
-                                "not fit its grains)" : "");
+    snprintf(why, sizeof(why), "the solver refuses the bed: %s",
+             st == grnERR_ARG ? refused : grn_status_message(st));
     return refuse_key(m, instance, path ? "bed_file" : "fill", why, msg, size);
   }
   if (!(t->cfg.settle > 0)) return 0;
@@ -148,8 +152,9 @@ static int make_bed(mjgTerrain* t, const mjModel* m, mjData* d, int instance, ch
   // settled once per process for this input: the same steps advance would take without bodies
   mjgSettleInput in;
   in.solver = t->solver;
-  in.nsub = mjg_terrain_substeps(m->opt.timestep, t->cfg.timestep);
-  in.nstep = mjg_terrain_substeps(t->cfg.settle, m->opt.timestep);
+  // counts within int: mjg_config_read held them to the settling limit
+  in.nsub = (int)mjg_step_count(m->opt.timestep, t->cfg.timestep);
+  in.nstep = (int)mjg_step_count(t->cfg.settle, m->opt.timestep);
   in.shapes = t->shapes;
   in.nshape = t->nstatic;
   in.grids = &t->meshes;
@@ -254,7 +259,7 @@ int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
 
   // the solver; an unusable backend is a config error
   int nsub;
-  grnStatus st = ensure_solver(t, m, &nsub);
+  grnStatus st = ensure_solver(t, m, instance, &nsub, msg, sizeof(msg));
   if (st != grnOK) {
     if (st == grnERR_NO_DEVICE && grn_cuda_usable() == grnOK) {
       // cuda works, but not on the device asked for
@@ -264,8 +269,7 @@ int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
       mju_warning(MJG_PLUGIN_NAME ": config key 'backend' = '%s': %s (%s)",
                   grn_backend_name(t->cfg.backend), grn_status_message(st), grn_cuda_info());
     } else {
-      mju_warning(MJG_PLUGIN_NAME ": could not create the granular solver: %s",
-                  grn_status_message(st));
+      mju_warning(MJG_PLUGIN_NAME ": %s", msg);
     }
     terrain_free(t);
     return -1;
@@ -311,7 +315,15 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
   if (!t) return;
   mjtNum* state = state_of(m, d, instance);
 
-  // grain count from the state
+  // a state of this layout, and its grain count
+  char why[MJG_MSG_SIZE];
+  if (state[MJG_STATE_LAYOUT] != MJG_STATE_VERSION) {
+    snprintf(why, sizeof(why), "plugin_state has layout version %g, this plugin reads version %d "
+             "(a state saved by another build is not used)", state[MJG_STATE_LAYOUT],
+             MJG_STATE_VERSION);
+    advance_failed(t, d->time, why, grnOK);
+    return;
+  }
   mjtNum count = state[MJG_STATE_COUNT];
   if (!(count >= 0 && count <= t->cap && count == floor(count))) {
     advance_failed(t, d->time, "grain count in plugin_state is out of range", grnOK);
@@ -321,9 +333,9 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
 
   // solver for the current timestep and gravity
   int nsub;
-  grnStatus st = ensure_solver(t, m, &nsub);
+  grnStatus st = ensure_solver(t, m, instance, &nsub, why, sizeof(why));
   if (st != grnOK) {
-    advance_failed(t, d->time, "could not create the granular solver", st);
+    advance_failed(t, d->time, why, grnOK);
     return;
   }
 
@@ -336,14 +348,13 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
               mjg_state_hash(state, size) == t->download_hash;
   t->downloaded = 0;  // until this advance's download succeeds
   if (!fresh) {
-    st = mjg_transfer_upload(t->solver, state, t->cap, t->nbody, n, t->stage);
+    st = mjg_transfer_upload(t->solver, state, t->cap, t->nbody, n, t->stage, why, sizeof(why));
     if (st == grnERR_NONFINITE) {
       advance_failed(t, d->time, "plugin_state holds a non-finite grain", grnOK);
       return;
     }
     if (st == grnERR_ARG) {
-      advance_failed(t, d->time, "plugin_state holds a grain radius not in (0, key radius] or a "
-                     "contact state that does not fit its grains", grnOK);
+      advance_failed(t, d->time, why, grnOK);
       return;
     }
   }

@@ -43,9 +43,6 @@ typedef struct mjgTerrain_ {
   int capped;               // 1 once the scene-budget note was given
 } mjgTerrain;
 
-// Substeps per MuJoCo step for a granular timestep: ceil(step / timestep), at least 1.
-int mjg_terrain_substeps(double step, double timestep);
-
 // plugin callbacks (see mjpPlugin)
 int mjg_terrain_nstate(const mjModel* m, int instance);
 int mjg_terrain_init(const mjModel* m, mjData* d, int instance);

@@ -2,6 +2,8 @@
 // floats widened to mjtNum, so a download followed by an upload is exact.
 #include "transfer.h"
 
+#include <stdio.h>
+
 #include "state.h"
 
 // the state's three grain arrays (positions, velocities, angular velocities: cap x 3 each, one
@@ -13,8 +15,19 @@ static void stage_arrays(mjtNum* state, float* stage, int cap, mjtNum* s[3], flo
   for (int a = 0; a < 3; a++) f[a] = stage + 3 * (size_t)a * cap;
 }
 
+// why the solver refused the radii r of n grains: the first not in (0, the solver's radius]
+static void radius_why(const grnSolver* solver, const float* r, int n, char* why, int size) {
+  float largest = grn_params(solver)->radius;
+  for (int i = 0; i < n; i++) {
+    if (r[i] > 0 && r[i] <= largest) continue;
+    snprintf(why, size, "the radius of grain %d, %g m, is not in (0, %g] (key 'radius')", i, r[i],
+             largest);
+    return;
+  }
+}
+
 grnStatus mjg_transfer_upload(grnSolver* solver, const mjtNum* state, int cap, int nbody, int n,
-                              float* stage) {
+                              float* stage, char* why, int size) {
   mjtNum* s[3];
   float* f[3];
   stage_arrays((mjtNum*)state, stage, cap, s, f);
@@ -29,9 +42,21 @@ grnStatus mjg_transfer_upload(grnSolver* solver, const mjtNum* state, int cap, i
   // next calls restore
   grnStatus st = grn_set_grains(solver, n, f[0], f[1]);
   if (st == grnOK) st = grn_set_angvel(solver, f[2]);
-  if (st == grnOK) st = grn_set_radii(solver, r);
+  if (st == grnOK) {
+    st = grn_set_radii(solver, r);
+    if (st == grnERR_ARG && why) radius_why(solver, r, n, why, size);
+  }
   if (st != grnOK) return st;
-  return grn_set_contacts(solver, mjg_state_contacts((mjtNum*)state, cap, nbody));
+
+  // the contacts; what does not fit is looked for only when they are refused
+  const mjtNum* contacts = mjg_state_contacts((mjtNum*)state, cap, nbody);
+  st = grn_set_contacts(solver, contacts);
+  if (st == grnERR_ARG && why) {
+    char what[256];
+    grn_check_contacts(solver, contacts, what, sizeof(what));
+    snprintf(why, size, "the contact state does not fit its grains: %s", what);
+  }
+  return st;
 }
 
 grnStatus mjg_transfer_download(const grnSolver* solver, mjtNum* state, int cap, int nbody,

@@ -14,9 +14,10 @@
 // Load the first n grains and the contact state of a plugin_state block (capacity cap, nbody
 // wrench slots) into the solver, narrowing through the staging array stage (cap x
 // MJG_STAGE_PER_GRAIN). grnERR_NONFINITE when a grain is not finite (as a float), grnERR_ARG when
-// a radius is not in (0, the solver's radius] or the contact state does not fit the grains.
+// a radius is not in (0, the solver's radius] or the contact state does not fit the grains; then
+// why (may be NULL) names the grain and what is wrong.
 grnStatus mjg_transfer_upload(grnSolver* solver, const mjtNum* state, int cap, int nbody, int n,
-                              float* stage);
+                              float* stage, char* why, int why_size);
 
 // Write the solver's grains, its per-body wrenches (the last advance's averages) and its contact
 // state back into a plugin_state block, widening through the staging arrays stage (cap x

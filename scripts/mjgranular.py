@@ -51,33 +51,55 @@ def plugin_path():
     return pathlib.Path(__file__).resolve().parent.parent / "build" / "plugin" / "libmjgranular.so"
 
 
+class PluginCopyError(RuntimeError):
+    """This process has loaded the plugin library from one file and is asked for another."""
+
+
 def load_plugin(path=None):
-    """Loads the plugin library into mujoco once per process (not again when mujoco loaded a copy
-    from its plugin folder: that copy is used); returns its path."""
+    """Loads the plugin library into mujoco once per process and returns its path. One copy per
+    process: when mujoco already holds one (loaded from its plugin folder, by
+    mj_loadPluginLibrary or by an earlier call), it is used if it is the file asked for (a link
+    to it is), and a copy at another path is refused with PluginCopyError naming both files.
+    MuJoCo would register the plugin twice, a fatal error that aborts a C host."""
     global _loaded
-    if _loaded is not None:
-        return _loaded
     path = pathlib.Path(path) if path is not None else plugin_path()
     if not path.is_file():
         raise FileNotFoundError(
             f"mjgranular plugin not found at {path}: build it with scripts/build.sh "
             "or set MJGRANULAR_PLUGIN")
-    _loaded = _already_loaded()
-    if _loaded is None:
+    loaded = _loaded or _already_loaded()
+    if loaded is None:
         mujoco.mj_loadPluginLibrary(str(path))
-        _loaded = path
-    return _loaded
+        loaded = path
+    elif not os.path.samefile(loaded, path):
+        raise PluginCopyError(
+            f"this process has loaded {PLUGIN_NAME} from {loaded}; loading the copy at {path} "
+            "as well would register it twice, which MuJoCo refuses (a C host aborts). Load one "
+            "copy per process: use that one, or start a new process (in mujoco's plugin folder, "
+            "link the library instead of copying it)")
+    _loaded = loaded
+    return loaded
 
 
 def _already_loaded():
-    """The path of a libmjgranular.so this process has loaded (e.g. from mujoco's plugin folder),
-    or None."""
+    """The path of the plugin library this process has loaded, whatever its file name (found by
+    a symbol it exports among the shared objects mapped into the process), or None."""
     try:
-        for line in pathlib.Path("/proc/self/maps").read_text().splitlines():
-            if line.endswith("/libmjgranular.so"):
-                return pathlib.Path(line.split(None, 5)[-1])
+        maps = pathlib.Path("/proc/self/maps").read_text().splitlines()
     except OSError:
-        pass
+        return None
+    seen = set()
+    for line in maps:
+        fields = line.split(None, 5)
+        if len(fields) < 6 or ".so" not in fields[5] or fields[5] in seen:
+            continue
+        seen.add(fields[5])
+        try:
+            lib = ctypes.CDLL(fields[5], mode=os.RTLD_NOLOAD | os.RTLD_NOW)
+        except OSError:
+            continue  # not loaded as a library (a deleted file, a data file)
+        if hasattr(lib, "mjgranular_state_version"):
+            return pathlib.Path(fields[5])
     return None
 
 
@@ -142,7 +164,7 @@ def _contact_bytes(arrays):
 
 def substeps(model, substep):
     """Granular substeps per mj_step of `model` at a substep of at most `substep` [s], counted as
-    the plugin counts them (plugin/terrain.c, mjg_terrain_substeps)."""
+    the plugin counts them (plugin/input_limits.c, mjg_step_count)."""
     return max(1, math.ceil(model.opt.timestep / substep * (1 - 1e-9)))
 
 

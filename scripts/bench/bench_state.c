@@ -100,7 +100,7 @@ static grnStatus run(Bench* b, Item item) {
   grnStatus st = grnOK;
   switch (item) {
     case UPLOAD:
-      return mjg_transfer_upload(b->solver, b->state, b->cap, NBODY, b->n, b->stage);
+      return mjg_transfer_upload(b->solver, b->state, b->cap, NBODY, b->n, b->stage, NULL, 0);
     case SET_GRAINS:
       return grn_set_grains(b->solver, b->n, b->pos, b->vel);
     case SET_CONTACTS:
@@ -115,7 +115,7 @@ static grnStatus run(Bench* b, Item item) {
       b->hash ^= mjg_state_hash(b->state, mjg_state_size(b->cap, NBODY));
       return grnOK;
     case STEP:
-      st = mjg_transfer_upload(b->solver, b->state, b->cap, NBODY, b->n, b->stage);
+      st = mjg_transfer_upload(b->solver, b->state, b->cap, NBODY, b->n, b->stage, NULL, 0);
       return st == grnOK ? advance_download(b) : st;
     case RESIDENT_STEP:
       b->hash ^= mjg_state_hash(b->state, mjg_state_size(b->cap, NBODY));

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <map>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -192,6 +193,50 @@ TEST(Deterministic, ContactStateCheckFollowsTheMode) {
   *c.pair(1, i) = *c.pair(0, i);
   EXPECT_EQ(grn_set_contacts(ordered.get(), c.bytes.data()), grnERR_ARG);
   EXPECT_EQ(grn_set_contacts(unordered.get(), c.bytes.data()), grnERR_ARG);
+}
+
+// a refused contact state: grn_check_contacts says which grain, which contact and what is wrong
+TEST(Deterministic, ContactStateCheckSaysWhatIsWrong) {
+  for (int deterministic : {1, 0}) {
+    SolverPtr s = Bed(deterministic);
+    ASSERT_TRUE(s);
+    ASSERT_EQ(grn_advance(s.get(), 1), grnOK);
+    Contacts good = Get(s.get());
+    const int n = grn_count(s.get());
+    int i = 0;
+    while (i < n && good.npair()[i] < 2) i++;
+    ASSERT_LT(i, n);
+    const std::string grain = "grain " + std::to_string(i);
+    struct Bad {
+      const char* what;
+      void (*apply)(Contacts* c, int i, int n);
+      std::vector<std::string> says;
+    };
+    const Bad bad[] = {
+      {"more contacts than slots", [](Contacts* c, int i, int) { c->npair()[i] = 17; },
+       {grain + " ", "17 grain", "slots"}},
+      {"a partner that is no grain", [](Contacts* c, int i, int n) { *c->pair(1, i) = n + 4; },
+       {grain + ", contact 1: partner " + std::to_string(n + 4), "not a grain in use"}},
+      {"a partner listed twice", [](Contacts* c, int i, int) { *c->pair(1, i) = *c->pair(0, i); },
+       {grain + ", contact 1", deterministic ? "order" : "twice"}},
+      {"an impulse that is not finite", [](Contacts* c, int i, int) { c->imp(1, i)[2] = NAN; },
+       {grain + ", contact 1: pair_lin is not finite"}},
+    };
+    for (const Bad& b : bad) {
+      Contacts c = good;
+      b.apply(&c, i, n);
+      char msg[256] = "";
+      EXPECT_EQ(grn_check_contacts(s.get(), c.bytes.data(), msg, sizeof(msg)), grnERR_ARG);
+      EXPECT_EQ(grn_set_contacts(s.get(), c.bytes.data()), grnERR_ARG) << b.what;
+      for (const std::string& text : b.says) {
+        EXPECT_NE(std::string(msg).find(text), std::string::npos)
+            << b.what << ", deterministic " << deterministic << ": " << msg;
+      }
+    }
+    char msg[8] = "x";
+    EXPECT_EQ(grn_check_contacts(s.get(), good.bytes.data(), msg, sizeof(msg)), grnOK);
+    EXPECT_STREQ(msg, "");
+  }
 }
 
 TEST(Deterministic, ConvertedContactsContinueBitForBit) {

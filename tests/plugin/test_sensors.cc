@@ -1,7 +1,7 @@
 // the sensor plugins mjgranular.heightmap and mjgranular.wrench through MuJoCo: values land in
 // sensordata, the height map of a settled flat bed equals the bed height within one grain radius,
-// the wrench sensor is bitwise the wrench slot of plugin_state, and bad configs are refused at
-// load with a message naming the key.
+// and the wrench sensor is bitwise the wrench slot of plugin_state (bad configs: the table in
+// test_refusals.cc).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -19,7 +19,6 @@ namespace {
 using mjg_test::DataPtr;
 using mjg_test::GrainsOf;
 using mjg_test::LoadXml;
-using mjg_test::WarningCapture;
 
 constexpr double kRadius = 0.004;
 
@@ -49,15 +48,6 @@ std::string Config(const std::map<std::string, std::string>& config) {
 
 const char* kWrench =
     "<plugin name=\"wrench\" plugin=\"mjgranular.wrench\" objtype=\"body\" objname=\"box\"/>";
-
-// the load error and the warnings together
-std::string Refusal(const std::string& xml) {
-  WarningCapture capture;
-  std::string error;
-  auto m = LoadXml(xml, &error);
-  EXPECT_FALSE(m) << "model loaded";
-  return error + "\n" + capture.All();
-}
 
 // the grains topple from their lattice into an uneven bed (they rotate), so the truth is brute
 // force: per cell the highest grain top of the grains whose centres lie in it
@@ -158,41 +148,6 @@ TEST(Sensors, TerrainAndBodyByConfigKeys) {
                    &error);
   ASSERT_TRUE(m) << error;
   EXPECT_EQ(m->sensor_dim[mj_name2id(m.get(), mjOBJ_SENSOR, "height")], 6);
-}
-
-TEST(Sensors, BadConfigsAreRefusedNamingTheKey) {
-  std::string base_region = "-0.04 -0.04 0.04 0.04";
-  EXPECT_NE(Refusal(SensorXml(Config({{"terrain", "gravel"}, {"region", base_region},
-                                      {"size", "2 2"}}),
-                              kWrench))
-                .find("'terrain'"),
-            std::string::npos);
-  EXPECT_NE(Refusal(SensorXml(Config({{"region", "0 0 0 0.1"}, {"size", "2 2"}}), kWrench))
-                .find("'region'"),
-            std::string::npos);
-  EXPECT_NE(Refusal(SensorXml(Config({{"size", "2 2"}}), kWrench)).find("'region'"),
-            std::string::npos);
-  EXPECT_NE(Refusal(SensorXml(Config({{"region", base_region}, {"size", "0 3"}}), kWrench))
-                .find("'size'"),
-            std::string::npos);
-  EXPECT_NE(Refusal(SensorXml(Config({{"region", base_region}, {"size", "2 2"}, {"empty", "x"}}),
-                              kWrench))
-                .find("'empty'"),
-            std::string::npos);
-  std::string hm = Config({{"region", base_region}, {"size", "2 2"}});
-  EXPECT_NE(Refusal(SensorXml(hm,
-                              "<plugin plugin=\"mjgranular.wrench\"><config key=\"body\" "
-                              "value=\"nobody\"/></plugin>"))
-                .find("'body'"),
-            std::string::npos);
-  EXPECT_NE(Refusal(SensorXml(hm, "<plugin plugin=\"mjgranular.wrench\"><config key=\"terrain\" "
-                                  "value=\"gravel\"/><config key=\"body\" value=\"box\"/>"
-                                  "</plugin>"))
-                .find("'terrain'"),
-            std::string::npos);
-  // no body at all
-  EXPECT_NE(Refusal(SensorXml(hm, "<plugin plugin=\"mjgranular.wrench\"/>")).find("'body'"),
-            std::string::npos);
 }
 
 }  // namespace

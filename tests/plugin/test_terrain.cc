@@ -3,6 +3,7 @@
 // everything, bad states are refused without crashing, and compute applies stored wrenches.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -159,6 +160,49 @@ TEST(Terrain, NonFiniteStateIsRefusedWithAWarning) {
     EXPECT_EQ(warnings.Messages().size(), 1u) << warnings.All();
   }
   EXPECT_EQ(g.state[0], -3);
+}
+
+// a state the step cannot use is refused with one warning that says what is wrong (which slot,
+// grain or key), and left as it was
+TEST(Terrain, AStateOrStepItCannotUseIsRefusedSayingWhy) {
+  struct Bad {
+    const char* what;
+    void (*apply)(mjModel* m, const mjg_test::Grains& g);
+    std::vector<std::string> says;
+  };
+  const Bad bad[] = {
+    {"a state of another layout", [](mjModel*, const mjg_test::Grains& g) { g.state[2] = 2; },
+     {"layout version 2", "3"}},
+    {"a contact with a partner that is no grain",
+     [](mjModel* m, const mjg_test::Grains& g) {
+       // grain 1's contact counts (npair, then nshape, one int32 per grain), then its slot 0
+       int32_t* c = reinterpret_cast<int32_t*>(g.contacts(m->nbody));
+       c[1] = 1;
+       c[2 * g.cap + 1] = g.n() + 7;
+     },
+     {"grain 1", "partner"}},
+    {"a grain radius beyond the key's",
+     [](mjModel*, const mjg_test::Grains& g) { *g.radius(2) = 0.005; }, {"radius", "grain 2"}},
+    {"an option timestep of 20,000 substeps",
+     [](mjModel* m, const mjg_test::Grains&) { m->opt.timestep = 10; },
+     {"'timestep'", "10000"}},
+  };
+  for (const Bad& b : bad) {
+    auto m = LoadXml(TerrainXml(mjg_test::SmallBed(), mjg_test::WalledBox(0.045)));
+    ASSERT_TRUE(m);
+    DataPtr d(mj_makeData(m.get()));
+    auto g = GrainsOf(m.get(), d.get());
+    b.apply(m.get(), g);
+    std::vector<mjtNum> before = StateCopy(m.get(), d.get());
+    mjg_test::WarningCapture warnings;
+    mj_step(m.get(), d.get());
+    EXPECT_EQ(warnings.Messages().size(), 1u) << b.what << ":\n" << warnings.All();
+    for (const std::string& text : b.says) {
+      EXPECT_NE(warnings.All().find(text), std::string::npos)
+          << b.what << ": the warning does not say " << text << ":\n" << warnings.All();
+    }
+    EXPECT_EQ(StateCopy(m.get(), d.get()), before) << b.what;
+  }
 }
 
 // grains written by hand into the free slots of a count-only bed fall as spheres of the key's

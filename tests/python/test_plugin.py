@@ -4,7 +4,10 @@ mujoco.rollout across threads giving each rollout what stepping it alone gives, 
 Uses the library at $MJGRANULAR_PLUGIN or build/plugin/libmjgranular.so (scripts/build.sh).
 """
 
+import os
 import pathlib
+import shutil
+import subprocess
 import sys
 
 import numpy as np
@@ -80,6 +83,49 @@ def test_missing_library_is_reported(monkeypatch, tmp_path):
     monkeypatch.setattr(mjgranular, "_loaded", None)
     with pytest.raises(FileNotFoundError):
         mjgranular.load_plugin()
+
+
+SCRIPTS = pathlib.Path(__file__).resolve().parents[2] / "scripts"
+
+
+def load_in_a_fresh_process(first, second):
+    """In a new python process: mujoco loads the library at `first` (as its plugin folder or
+    mj_loadPluginLibrary would), then mjgranular.load_plugin(second); what happened, one line."""
+    code = f"""
+import sys
+sys.path.insert(0, {str(SCRIPTS)!r})
+import mujoco, mjgranular
+mujoco.mj_loadPluginLibrary({str(first)!r})
+try:
+    print("loaded", mjgranular.load_plugin({str(second)!r}))
+except mjgranular.PluginCopyError as e:
+    print("refused", e)
+"""
+    env = dict(os.environ, OMP_WAIT_POLICY="passive")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    return run.stdout.strip()
+
+
+def test_a_second_copy_is_refused_naming_both_paths(tmp_path):
+    """MuJoCo aborts a C host that loads a second copy of the library (its plugins are already
+    registered); load_plugin refuses one with an exception that names both files, whatever the
+    copy's name, and a link to the loaded file is the same library."""
+    original = mjgranular.plugin_path().resolve()
+    copy = tmp_path / "libmjgranular.so"
+    renamed = tmp_path / "libmjgranular_old.so"
+    link = tmp_path / "link" / "libmjgranular.so"
+    shutil.copy(original, copy)
+    shutil.copy(original, renamed)
+    link.parent.mkdir()
+    link.symlink_to(original)
+    for first, second in ((original, copy), (copy, original), (renamed, original)):
+        said = load_in_a_fresh_process(first, second)
+        assert said.startswith("refused"), (first, second, said)
+        assert str(first) in said and str(second) in said, said
+    assert load_in_a_fresh_process(original, link).startswith("loaded")
+    assert load_in_a_fresh_process(original, original).startswith("loaded")
 
 
 def test_views_follow_the_state(model):
