@@ -13,13 +13,17 @@ Two-way coupling check: from the state at the start of the lift it replays the l
 with the same controller in the same scene without sand (the "empty" bed), and compares the joint
 torque difference, full minus empty, with the torque that holds the carried grains' weight,
 J(c)^T m g (m, c: mass and centre of the grains in the scoop; J: the scoop's translation Jacobian
-at c), averaged over the lift and over the hold.
+at c), averaged over the lift and over the hold. It compares it too with the weight of all the
+grains the scoop carries (`carried`: also those heaped over its rim and stuck to its outside,
+which cohesive soil adds).
 
   .venv/bin/python scripts/excavate.py                 # 51,156 grains: about 4 s simulated
   .venv/bin/python scripts/excavate.py --quick         # 5,460 grains, for CI
-Writes into --out (out/excavate): excavate.json (figures), excavate.npz (time series, snapshots
-of the arm and the grains), then (scripts/excavate_media.py) excavate.png and mass.png (plots),
-strip.png (frames), excavate.gif (with --gif).
+  .venv/bin/python scripts/excavate.py --quick --soil cohesive   # the same grains with adhesion
+Writes into --out (out/excavate; out/excavate_cohesive for cohesive soil): excavate.json
+(figures), excavate.npz (time series, snapshots of the arm and the grains), then
+(scripts/excavate_media.py) excavate.png and mass.png (plots), strip.png (frames), excavate.gif
+(with --gif).
 """
 
 import argparse
@@ -179,6 +183,17 @@ def in_bucket(model, d, pos, radius):
   return inside & (~heel | arc)
 
 
+def carried(model, d, pos, surface, margin=0.02, heap=0.1):
+  """Mask of the grains the scoop carries once lifted: centres within `margin` of the bucket's
+  box (and up to `heap` over its rim) and 3 cm above the settled surface: the grains in the
+  bucket, heaped over its rim and stuck to its outside (cohesive soil)."""
+  site = model.site(P + "bucket").id
+  local = (pos - d.site_xpos[site]) @ d.site_xmat[site].reshape(3, 3)
+  x, y, z = local[:, 0], local[:, 1], local[:, 2]
+  return ((x > -margin) & (x < LENGTH + margin) & (np.abs(y) < 0.5 * WIDTH + margin) &
+          (z > -margin) & (z < HEIGHT + heap) & (pos[:, 2] > surface + 0.03))
+
+
 def weight_torque(model, d, mass, centre):
   """Joint torques that hold `mass` at `centre` carried by the scoop: J(c)^T m g."""
   jacp = np.zeros((3, model.nv))
@@ -197,13 +212,19 @@ def bed_surface(pos, box, radius):
 def parse_args():
   p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   p.add_argument("--quick", action="store_true", help="the quick bed (5,460 grains), for CI")
+  p.add_argument("--soil", choices=sorted(franka_scene.SOILS), default="dry",
+                 help="dry sand, or cohesive soil (scripts/franka_scene.py's SOILS) (dry)")
   p.add_argument("--settle", type=float, default=0.5, help="settling time of the bed [s] (0.5)")
-  p.add_argument("--out", default=os.path.join(ROOT, "out", "excavate"), help="output folder")
+  p.add_argument("--out", help="output folder (out/excavate, or out/excavate_SOIL)")
   p.add_argument("--no-media", action="store_true", help="no plots, frames or video")
   p.add_argument("--gif", action="store_true", help="also write an animated GIF")
   p.add_argument("--width", type=int, default=640, help="frame width [px] (640)")
   p.add_argument("--height", type=int, default=480, help="frame height [px] (480)")
-  return p.parse_args()
+  args = p.parse_args()
+  if args.out is None:
+    suffix = "" if args.soil == "dry" else f"_{args.soil}"
+    args.out = os.path.join(ROOT, "out", "excavate" + suffix)
+  return args
 
 
 class Run:
@@ -235,7 +256,8 @@ class Dig(Run):
     self.grains = mjgranular.grains(model, data)
     self.scoop = model.body(franka_scene.SCOOP).id
     self.grain_mass = grain_mass
-    for k in ("count", "mass", "centre", "weight_torque", "wrench"):
+    self.surface = math.inf            # the settled surface, once known (nothing carried before)
+    for k in ("count", "mass", "centre", "weight_torque", "wrench", "carried", "carried_torque"):
       self.rows[k] = []
 
   def step(self):
@@ -253,6 +275,11 @@ class Dig(Run):
     self.rows["centre"].append(centre)
     self.rows["weight_torque"].append(weight_torque(m, d, mass, centre)[self.ctrl.dofs])
     self.rows["wrench"].append(self.grains.wrenches[self.scoop].copy())
+    held = carried(m, d, pos, self.surface)
+    self.rows["carried"].append(int(held.sum()))
+    self.rows["carried_torque"].append(
+        weight_torque(m, d, held.sum() * self.grain_mass,
+                      pos[held].mean(axis=0) if held.any() else centre)[self.ctrl.dofs])
     return wall
 
 
@@ -276,6 +303,8 @@ def coupling_check(dig, empty, path):
     measured = mean_over(dig.rows, "qfrc", span) - mean_over(empty.rows, "qfrc", span)
     expected = mean_over(dig.rows, "weight_torque", span)
     error = float(np.linalg.norm(measured - expected) / max(np.linalg.norm(expected), 1e-12))
+    held = mean_over(dig.rows, "carried_torque", span)
+    held_error = float(np.linalg.norm(measured - held) / max(np.linalg.norm(held), 1e-12))
     result[name] = {
         "window_s": [round(span[0], 4), round(span[1], 4)],
         "grains": float(mean_over(dig.rows, "count", span)),
@@ -284,6 +313,9 @@ def coupling_check(dig, empty, path):
         "measured_nm": [round(float(v), 4) for v in measured],
         "expected_nm": [round(float(v), 4) for v in expected],
         "relative_error": round(error, 4),
+        "carried_grains": float(mean_over(dig.rows, "carried", span)),
+        "carried_nm": [round(float(v), 4) for v in held],
+        "carried_relative_error": round(held_error, 4),
     }
   return result
 
@@ -292,7 +324,7 @@ def main():
   args = parse_args()
   mjgranular.load_plugin()
   bed = "quick" if args.quick else "full"
-  spec, source = franka_scene.build(bed)
+  spec, source = franka_scene.build(bed, args.soil)
   config = spec.plugins[0].config
   radius, density = float(config["radius"]), float(config["density"])
   grain_mass = density * 4.0 / 3.0 * math.pi * radius ** 3
@@ -301,9 +333,9 @@ def main():
   data = mujoco.MjData(model)
   grains = mjgranular.grains(model, data)
   nsub = mjgranular.substeps(model, float(config["timestep"]))
-  print(f"excavate: bed {bed}: {grains.count} grains of {grain_mass * 1e3:.3f} g, "
-        f"step {model.opt.timestep * 1e3:g} ms in {nsub} granular substeps; Panda: {source}",
-        flush=True)
+  print(f"excavate: bed {bed}, soil {args.soil}: {grains.count} grains of "
+        f"{grain_mass * 1e3:.3f} g, step {model.opt.timestep * 1e3:g} ms in {nsub} granular "
+        f"substeps; Panda: {source}", flush=True)
 
   # start: the scoop high above the box while the bed settles
   controller = Controller(model, P + "centre")
@@ -334,6 +366,7 @@ def main():
     if len(dig.rows["t"]) % 50 == 0:
       report(dig)
   surface = bed_surface(grains.positions, box, radius)
+  dig.surface = surface
   shoot("settled")
   fastest = np.linalg.norm(grains.velocities, axis=1).max()
   print(f"excavate: bed settled: surface at {surface * 1e3:.1f} mm, fastest grain "
@@ -378,7 +411,8 @@ def main():
   t = np.array(dig.rows["t"])
   dig_wall = float(np.sum(np.array(dig.rows["wall"])[t > dig_start]))
   summary = {
-      "bed": bed, "grains": grains.count, "grain_mass_kg": grain_mass, "panda": source,
+      "bed": bed, "soil": args.soil, "grains": grains.count, "grain_mass_kg": grain_mass,
+      "panda": source,
       "timestep_s": model.opt.timestep, "substeps": nsub, "surface_m": surface,
       "dig_depth_m": path.depth, "simulated_s": data.time, "wall_s": wall,
       "speed_x_realtime": data.time / wall,
@@ -406,7 +440,9 @@ def main():
     print(f"excavate: {name}: {c['grains']:.0f} grains ({c['mass_kg'] * 1e3:.0f} g), granular "
           f"force z {c['wrench_fz_n']:+.2f} N vs weight {-c['mass_kg'] * 9.81:+.2f} N; joint torque "
           f"full - empty {c['measured_nm']} vs J^T m g {c['expected_nm']} N m: "
-          f"off by {c['relative_error'] * 100:.1f}%")
+          f"off by {c['relative_error'] * 100:.1f}%; against all {c['carried_grains']:.0f} "
+          f"grains carried ({c['carried_grains'] * grain_mass * 1e3:.0f} g): "
+          f"{c['carried_nm']} N m, off by {c['carried_relative_error'] * 100:.1f}%")
   print(f"excavate: wrote {args.out}", flush=True)
   if not args.no_media:
     import excavate_media

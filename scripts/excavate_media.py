@@ -129,7 +129,7 @@ def _plots(out, summary, runs):
 def _scene(summary):
   """The run's scene rebuilt with its bed: model, data, its grains, the camera to render from."""
   mjgranular.load_plugin()
-  spec, _ = franka_scene.build(summary["bed"])
+  spec, _ = franka_scene.build(summary["bed"], summary.get("soil", "dry"))
   m = spec.compile()
   d = mujoco.MjData(m)
   return m, d, mjgranular.grains(m, d), "overview" if summary["bed"] == "full" else "side"

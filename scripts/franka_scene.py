@@ -15,7 +15,10 @@ written by scripts/make_scoop.py). This module
 - couples only the scoop with the sand (`bodies`) and adds the wrench sensor "scoop_wrench";
 - picks the bed: "full" (the stage's 50 x 50 cm box, 51,156 grains), "quick" (a 26 x 16 cm box of
   5,460 grains along the dig path, for CI) or "empty" (no grains: the same robot in an empty box,
-  the reference for what the grains add).
+  the reference for what the grains add);
+- picks the soil: "dry" (the stage's sand as it is) or "cohesive" (the same grains with
+  adhesion, in the default contact model): SOILS, the one place that says which terrain keys
+  each soil sets.
 
   python3 scripts/franka_scene.py --bed quick          # compiles it, prints a summary
   python3 scripts/franka_scene.py --bed full --xml out/franka_excavation.xml   # writes the MJCF
@@ -50,9 +53,18 @@ BEDS = {
     "empty": ((0.30, 0.80, -0.25, 0.25), 0.15, None),
 }
 
+# soils: the terrain config keys each sets over the stage's (plugin/README.md, "Config keys").
+# cohesive: a touching contact pulls with up to adhesion x pi r^2 (40 mN for these 4 mm grains,
+# 6 times a grain's weight) and resists sliding with that much more; the value of
+# models/cohesive_cut.xml, whose 8 cm bank stands with a vertical face from 500 Pa
+SOILS = {
+    "dry": {},
+    "cohesive": {"adhesion": "800"},
+}
 
-def _sand_box(spec, bed):
-  """Moves the walls to the bed's box and fills it (or empties it)."""
+
+def _sand_box(spec, bed, soil):
+  """Moves the walls to the bed's box and fills it (or empties it) with the soil."""
   (x0, x1, y0, y1), height, top = BEDS[bed]
   cx, cy, hx, hy, t = 0.5 * (x0 + x1), 0.5 * (y0 + y1), 0.5 * (x1 - x0), 0.5 * (y1 - y0), 0.01
   walls = {"wall_near": ((x0 - t, cy), (t, hy + t)), "wall_far": ((x1 + t, cy), (t, hy + t)),
@@ -68,6 +80,7 @@ def _sand_box(spec, bed):
   else:
     config["fill"] = f"{x0} {y0} 0.004  {x1} {y1} {top}"
   config["bodies"] = SCOOP
+  config.update(SOILS[soil])
   spec.plugins[0].config = config
 
 
@@ -86,11 +99,13 @@ def _actuate(spec):
     act.forcerange = [-TORQUE_LIMIT[i], TORQUE_LIMIT[i]]
 
 
-def build(bed="full"):
-  """(spec, source): the composed scene with the given bed, and the line naming the Panda's
-  source (scripts/panda.py)."""
+def build(bed="full", soil="dry"):
+  """(spec, source): the composed scene with the given bed and soil, and the line naming the
+  Panda's source (scripts/panda.py)."""
   if bed not in BEDS:
     raise ValueError(f"bed '{bed}': must be one of {', '.join(BEDS)}")
+  if soil not in SOILS:
+    raise ValueError(f"soil '{soil}': must be one of {', '.join(SOILS)}")
   stage = mujoco.MjSpec.from_file(STAGE)
   arm, source = panda.arm()
   tool = mujoco.MjSpec.from_file(TOOL)
@@ -98,7 +113,7 @@ def build(bed="full"):
   flange = stage.body(PREFIX + panda.FLANGE_BODY)
   flange.add_frame().attach_body(tool.body("scoop"), PREFIX, "")
   _actuate(stage)
-  _sand_box(stage, bed)
+  _sand_box(stage, bed, soil)
   # the scoop's granular wrench as a sensor: an instance of the wrench plugin, then its sensor
   instance = stage.add_plugin(name="scoop_wrench", plugin_name="mjgranular.wrench", active=True)
   instance.config = {"body": SCOOP}
@@ -113,15 +128,16 @@ def build(bed="full"):
 def main():
   p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   p.add_argument("--bed", choices=sorted(BEDS), default="quick")
+  p.add_argument("--soil", choices=sorted(SOILS), default="dry")
   p.add_argument("--xml", help="also write the composed MJCF here (meshes by absolute path)")
   args = p.parse_args()
   import mjgranular
   mjgranular.load_plugin()
-  spec, source = build(args.bed)
+  spec, source = build(args.bed, args.soil)
   model = spec.compile()
   data = mujoco.MjData(model)
   grains = mjgranular.grains(model, data)
-  print(f"franka_scene: bed {args.bed}: {grains.count} grains; Panda: {source}")
+  print(f"franka_scene: bed {args.bed}, soil {args.soil}: {grains.count} grains; Panda: {source}")
   print(f"franka_scene: {model.nbody} bodies, {model.nu} actuators, {model.nsensor} sensors, "
         f"scoop mass {model.body_mass[model.body(SCOOP).id]:.2f} kg")
   if args.xml:
