@@ -1,21 +1,18 @@
 // the position-based model (model pbd; the p2 seed, holz 2014): grains without rotation whose
 // contacts are position corrections. each substep predicts every grain's displacement, v dt +
 // g dt^2, then runs `iterations` jacobi passes: every contact computes its correction from the
-// current displacements, and every grain moves by its share of its contacts' corrections. the
-// seed averages them (constraint averaging, which makes the passes parallel) and proposes, to
-// converge better, the weighted average of mass splitting (tonge 2012) instead, which is what this
-// does: a grain's mass is split evenly among its n contacts, a contact's correction divided
-// between the two split masses, so a grain moves by w_i m* of each correction (w the inverse
-// mass, m* = 1 / (n_i w_i + n_j w_j)): the seed's average for equal grains of equal counts, and
-// momentum conserved between grains of any counts (a plain average does not conserve it). at the
-// end the velocity is the displacement over dt. without warm starting (the seed has none) the
-// passes converge slowly under heavy loads (plugin/README.md, Contact models).
+// current displacements, and every grain moves by the average of its touching contacts' shares
+// of their corrections (the seed's constraint averaging, which makes the passes parallel; it does
+// not conserve momentum between grains of different contact counts, and error reduction, below,
+// is the seed's aid to its convergence). at the end the velocity is the displacement over dt.
+// without warm starting (the seed has none) the passes converge slowly under heavy loads
+// (plugin/README.md, Contact models).
 //
 // one contact, u the grain's displacement over the substep against its partner's, n the unit
 // normal toward the grain at the current positions, z the overlap there:
 // - normal: a spring-damper on the position level, the correction k' z - c' (u . n) along n, never
 //   pulling. k', c' are the seed's relaxation factors of a spring k (`stiffness`) and damper c
-//   (2 zeta sqrt(k m*), zeta from `restitution`) for the pair's split reduced mass m*, made
+//   (2 zeta sqrt(k m*), zeta from `restitution`) for the pair's reduced mass m*, made
 //   independent of the iteration count, so that one contact integrates the spring-damper by
 //   implicit euler whatever the number of passes.
 // - adhesion: a damper that cancels the separation left after that, up to l_a = dt^2 F_a / m*
@@ -35,8 +32,9 @@
 // impulse of the corrections its contacts gave the grain (m dp / dt, the seed's force m dp / dt^2
 // over the substep); a coupled body also answers each pass, as in the default model (grn_body.h):
 // it moves by its mobility times the impulses so far, a contact's reduced mass takes the body's
-// compliance at the contact point along the normal (its mass split over its contacts), and the
-// grain takes its share of the correction, the body the rest through those impulses.
+// compliance at the contact point along the normal (its mass split over its contacts, as the
+// default model does), and the grain takes its share of the correction, the body the rest
+// through those impulses.
 //
 // sleeping (`sleep` > 0) holds the position of a grain that moved less than `sleep` over the
 // substep, unless it is awake: it touches a moving shape, moved `sleep` or more, or touches an
@@ -160,13 +158,11 @@ GRN_HD void grn_pbd_start_grain(const grnData* d, const grnConsts* c, int i) {
   }
 }
 
-// pair p's factors (grn_pairing.h) into cp_mass: k', c', dt^2 / m* and m*, the reduced mass of
-// the two grains' masses split over their contacts; its sums cleared
+// pair p's factors (grn_pairing.h) into cp_mass: k', c', dt^2 / m* and m* = 1 / (w_i + w_j) (w
+// the inverse masses; a grain's share of a correction is w m*); its sums cleared
 GRN_HD void grn_pbd_prepare_pair(const grnData* d, const grnConsts* c, int p) {
   size_t q = (size_t)p;
-  int i = d->cp_grain[p], j = d->cp_partner[p];
-  float meff = 1.0f / ((float)d->ncontact[i] * grn_inv_mass(d, i) +
-                       (float)d->ncontact[j] * grn_inv_mass(d, j));
+  float meff = 1.0f / (grn_inv_mass(d, d->cp_grain[p]) + grn_inv_mass(d, d->cp_partner[p]));
   grnPbdCoef f = grn_pbd_coef(c, meff);
   d->cp_mass[4 * q] = f.k;
   d->cp_mass[4 * q + 1] = f.c;
@@ -215,11 +211,12 @@ GRN_HD float grn_pbd_weight(const grnConsts* c, float share, grnVec3 n) {
   return share * (1.0f - c->error_reduction * grn_dot(n, grn_load3(c->down)));
 }
 
-// one jacobi pass for grain i (after every pair's grn_pbd_solve_pair): its shares of its
-// contacts' corrections added to its displacement, each shape contact's share also to that
-// contact's impulse on the grain; awake when it wakes by itself or touches an awake grain
+// one jacobi pass for grain i (after every pair's grn_pbd_solve_pair): the average of its
+// touching contacts' shares of their corrections added to its displacement, each shape contact's
+// part of it also to that contact's impulse on the grain; awake when it wakes by itself or
+// touches an awake grain
 GRN_HD void grn_pbd_solve_grain(const grnData* d, const grnConsts* c, int i) {
-  int cap = d->cap;
+  int cap = d->cap, touching = 0;
   grnVec3 sum = grn_v3(0, 0, 0), disp = grn_iter_v(d->iter, i);
   int awake = grn_pbd_awake(d->iter, i);
   float im = grn_inv_mass(d, i);
@@ -232,42 +229,48 @@ GRN_HD void grn_pbd_solve_grain(const grnData* d, const grnConsts* c, int i) {
     grnVec3 n = grn_scale(grn_load3(d->cp_normal + 3 * q), sign);
     float w = grn_pbd_weight(c, im * d->cp_mass[4 * q + 3], n);
     sum = grn_add(sum, grn_scale(grn_load3(d->cp_imp + 3 * q), sign * w));
+    touching++;
     awake |= grn_pbd_awake(d->iter, ref >= 0 ? d->cp_partner[p] : d->cp_grain[p]);
   }
-  // shapes, moving by sc_vel over the substep (and a coupled body by its answer so far); the
-  // grain's share w_i m* of a correction moves it, and gives it the impulse m* correction / dt
-  float r = grn_radius(d, i), split = (float)d->ncontact[i] * im, to_impulse = 1 / (im * c->dt);
+  // shapes, moving by sc_vel over the substep (and a coupled body by its answer so far)
+  grnVec3 corr[GRN_MAX_SHAPE_CONTACTS];
+  float r = grn_radius(d, i);
   float kinetic = c->friction > 0 ? c->kinetic_friction / c->friction : 1.0f;
-  grnPbdCoef rigid = grn_pbd_coef(c, 1.0f / split);
+  grnPbdCoef rigid = grn_pbd_coef(c, 1.0f / im);
   for (int k = 0; k < d->nshape[i]; k++) {
     size_t slot = GRN_SLOT(k, i, cap);
     const grnShape* sh = d->shapes + d->sc_shape[slot];
     grnVec3 n = grn_load3(d->sc_normal + 3 * slot);
     grnVec3 u = grn_sub(disp, grn_scale(grn_load3(d->sc_vel + 3 * slot), c->dt));
     grnPbdCoef f = rigid;
-    float share = im / split;
+    float share = 1;
     if (d->body_mob && sh->body >= 0) {
       grnVec3 arm = grn_body_arm(d, sh, i, n);
       u = grn_sub(u, grn_scale(grn_body_point_dv(d, sh->body, arm), c->dt));
       float body = (float)d->body_nc[sh->body] * grn_body_compliance(d, sh->body, arm, n);
-      f = grn_pbd_coef(c, 1.0f / (split + body));
-      share = im / (split + body);
+      f = grn_pbd_coef(c, 1.0f / (im + body));
+      share = im / (im + body);
     }
     float overlap = d->sc_depth[slot] - grn_dot(u, n);
     grnPbdSum acc;
     acc.n = d->sc_rot[3 * slot];
     acc.adh = d->sc_rot[3 * slot + 1];
     acc.t = grn_load3(d->sc_lin + 3 * slot);
-    grnVec3 corr = grn_scale(grn_pbd_correction(c, overlap, n, u, f, r, sh->friction,
-                                                sh->friction * kinetic, &acc), share);
+    corr[k] = grn_scale(grn_pbd_correction(c, overlap, n, u, f, r, sh->friction,
+                                           sh->friction * kinetic, &acc), share);
     d->sc_rot[3 * slot] = acc.n;
     d->sc_rot[3 * slot + 1] = acc.adh;
     grn_store3(d->sc_lin + 3 * slot, acc.t);
-    float* imp = d->sc_impulse + 3 * slot;
-    grn_store3(imp, grn_add(grn_load3(imp), grn_scale(corr, to_impulse)));
-    sum = grn_add(sum, corr);
+    sum = grn_add(sum, corr[k]);
+    touching += overlap > 0;
   }
-  disp = grn_add(disp, sum);
+  // the average; the grain's part of a shape contact's correction gives it the impulse m dp / dt
+  float avg = touching > 0 ? 1.0f / (float)touching : 0.0f, to_impulse = avg / (im * c->dt);
+  for (int k = 0; k < d->nshape[i]; k++) {
+    float* imp = d->sc_impulse + 3 * GRN_SLOT(k, i, cap);
+    grn_store3(imp, grn_add(grn_load3(imp), grn_scale(corr[k], to_impulse)));
+  }
+  disp = grn_add(disp, grn_scale(sum, avg));
   grn_pbd_store(d->iter_next, i, disp, awake || grn_pbd_wakes(d, c, i, disp));
 }
 
