@@ -7,9 +7,10 @@ at every step:
 - NaN events: steps after which qpos, qvel or a grain's position or velocity is not finite, or
   MuJoCo reset the data (its time went back); MuJoCo's warnings (bad qpos / qvel / qacc) and
   every mju_warning (the plugin's included) are counted too;
-- grains lost: grains whose centre left the box's footprint or went through the floor, those of
-  them that crossed a wall below its top within one step (through it, not over it), and the
-  total mass of all grains (density x volume of each radius in plugin_state), start against now;
+- grains lost: grains that crossed a wall below its top within one step (through it, not over
+  it), went through the floor or are not finite; apart from them, the grains spilled over the
+  walls (outside the box's footprint); and the total mass of all grains (density x volume of
+  each radius in plugin_state), start against now;
 - penetration: how deep a grain overlaps the floor, the box walls (the world's planes and boxes,
   closed forms) or the scoop (its mesh: exact distance to the triangles, inside by the winding
   number), radius minus the signed distance of its centre;
@@ -145,12 +146,11 @@ class Soak:
     self.args, self.m, self.d, self.g = args, model, data, grains
     self.density, self.box, self.wall_top = density, box, wall_top
     self.inside = self.in_footprint()
-    self.through_walls = 0        # grains that left the footprint below the walls' top
+    self.tunnelled = np.zeros(grains.count, bool)  # left the footprint below the walls' top
     self.steps, self.cycles, self.nan_steps, self.resets, self.warnings = 0, 0, 0, 0, []
     self.mass0 = self.total_mass()
     self.count0 = grains.count
-    self.lost_peak = 0
-    self.settle_lost = (0, 0.0)   # lost while the bed settled, before the first dig
+    self.settle_spilled = 0       # spilled while the bed settled, before the first dig
     self.check_wall = 0.0         # wall time of the checks after the steps [s]
     self.worst = {k: (-np.inf, None) for k in ("floor", "walls", "scoop")}
     self.rss = []                 # (wall s, kB) after each cycle
@@ -158,29 +158,26 @@ class Soak:
     self.carried = []             # the most grains in the scoop during each cycle's hold
     self.start = time.perf_counter()
 
-  def total_mass(self):
-    return float(self.density * 4 / 3 * math.pi * np.sum(self.g.radii.astype(float) ** 3))
-
-  def lost_where(self):
-    """Masks of the grains lost: beyond each side of the box's footprint, through the floor,
-    not finite."""
-    pos = self.g.positions
-    x0, x1, y0, y1 = self.box
-    with np.errstate(invalid="ignore"):
-      return {"x < box": pos[:, 0] < x0, "x > box": pos[:, 0] > x1, "y < box": pos[:, 1] < y0,
-              "y > box": pos[:, 1] > y1, "below floor": pos[:, 2] < 0,
-              "not finite": ~np.all(np.isfinite(pos), axis=1)}
+  def total_mass(self, mask=None):
+    r = self.g.radii if mask is None else self.g.radii[mask]
+    return float(self.density * 4 / 3 * math.pi * np.sum(r.astype(float) ** 3))
 
   def in_footprint(self):
     pos = self.g.positions
     x0, x1, y0, y1 = self.box
-    return (pos[:, 0] >= x0) & (pos[:, 0] <= x1) & (pos[:, 1] >= y0) & (pos[:, 1] <= y1)
+    with np.errstate(invalid="ignore"):
+      return (pos[:, 0] >= x0) & (pos[:, 0] <= x1) & (pos[:, 1] >= y0) & (pos[:, 1] <= y1)
 
   def lost(self):
-    """Grains outside the box's footprint, through the floor or not finite: (count, mass)."""
-    out = np.logical_or.reduce(list(self.lost_where().values()))
-    r = self.g.radii[out].astype(float)
-    return int(out.sum()), float(self.density * 4 / 3 * math.pi * np.sum(r ** 3))
+    """Masks of the grains lost: through a wall, through the floor, not finite."""
+    pos = self.g.positions
+    with np.errstate(invalid="ignore"):
+      return {"through a wall": self.tunnelled, "through the floor": pos[:, 2] < 0,
+              "not finite": ~np.all(np.isfinite(pos), axis=1)}
+
+  def spilled(self):
+    """Mask of the grains outside the box's footprint that are not lost: over the walls."""
+    return ~self.in_footprint() & ~np.logical_or.reduce(list(self.lost().values()))
 
   def after_step(self, time_before, phase, penetration):
     start = time.perf_counter()
@@ -198,7 +195,7 @@ class Soak:
       self.nan_steps += 1
       return
     inside = self.in_footprint()
-    self.through_walls += int(np.sum(self.inside & ~inside & (g.positions[:, 2] < self.wall_top)))
+    self.tunnelled |= self.inside & ~inside & (g.positions[:, 2] < self.wall_top)
     self.inside = inside
     for k, v in penetration(d, g.positions, g.radii).items():
       if v > self.worst[k][0]:
@@ -208,7 +205,6 @@ class Soak:
     self.cycles += 1
     self.carried.append(carried)
     self.rss.append((time.perf_counter() - self.start, status_kb("VmRSS")))
-    self.lost_peak = max(self.lost_peak, self.lost()[0])
 
   def rss_growth(self):
     """RSS growth after the first cycle [MB per hour], least squares; None with < 3 cycles."""
@@ -219,8 +215,13 @@ class Soak:
 
   def report(self):
     d, wall = self.d, time.perf_counter() - self.start
-    count, mass = self.lost()
-    where = ", ".join(f"{k} {int(v.sum())}" for k, v in self.lost_where().items() if v.any())
+    lost = self.lost()
+    lost_any = np.logical_or.reduce(list(lost.values()))
+    spilled = self.spilled()
+    pos = self.g.positions[spilled]
+    x0, x1, y0, y1 = self.box
+    sides = {"x < box": pos[:, 0] < x0, "x > box": pos[:, 0] > x1, "y < box": pos[:, 1] < y0,
+             "y > box": pos[:, 1] > y1}
     mass_now = self.total_mass()
     warn = [f"{w} x{d.warning[getattr(mujoco.mjtWarning, w)].number}"
             for w in ("mjWARN_BADQPOS", "mjWARN_BADQVEL", "mjWARN_BADQACC")
@@ -236,11 +237,12 @@ class Soak:
         f"grains carried     the most in the scoop during each cycle's hold: min "
         f"{min(self.carried, default=0)}, max {max(self.carried, default=0)}, last "
         f"{self.carried[-1] if self.carried else 0}",
-        f"grains lost        {count} now ({mass * 1e3:.3f} g: {where or 'none'}), of them "
-        f"{self.settle_lost[0]} ({self.settle_lost[1] * 1e3:.3f} g) while the bed settled; at "
-        f"most {self.lost_peak} after a cycle (lost: outside the box's footprint, through the "
-        f"floor or not finite); {self.through_walls} left the footprint through a wall (below its "
-        f"top), the others over it",
+        f"grains lost        {int(lost_any.sum())} ({self.total_mass(lost_any) * 1e3:.3f} g): "
+        + ", ".join(f"{k} {int(v.sum())}" for k, v in lost.items()),
+        f"grains spilled     {int(spilled.sum())} ({self.total_mass(spilled) * 1e3:.3f} g) over "
+        f"the walls, out of the box's footprint ("
+        + (", ".join(f"{k} {int(v.sum())}" for k, v in sides.items() if v.any()) or "none")
+        + f"); {self.settle_spilled} while the bed settled",
         f"grain mass         {self.mass0 * 1e3:.6f} g at the start, {mass_now * 1e3:.6f} g now "
         f"(relative change {(mass_now - self.mass0) / self.mass0:.1e}); count {self.count0} -> "
         f"{self.g.count}",
@@ -323,7 +325,7 @@ def main():
 
   end = soak.start + 60 * args.minutes
   run(path)   # the bed settles
-  soak.settle_lost = soak.lost()
+  soak.settle_spilled = int(soak.spilled().sum())
   while time.perf_counter() < end:
     surface = excavate.bed_surface(grains.positions, box, radius)
     dig = excavate.Path(surface, data.time)
@@ -333,7 +335,8 @@ def main():
     soak.after_cycle(carried)
     soak.write()
     print(f"soak: cycle {soak.cycles}: t = {data.time:.2f} s, {soak.steps} steps, {carried} "
-          f"grains carried, {soak.lost()[0]} lost, RSS {status_kb('VmRSS') / 1024:.1f} MB",
+          f"grains carried, {int(soak.spilled().sum())} spilled, RSS "
+          f"{status_kb('VmRSS') / 1024:.1f} MB",
           flush=True)
   print(soak.write(), end="", flush=True)
 
