@@ -4,23 +4,37 @@
 
 #include <string.h>
 
-// A = M + h D, D the damping the integrator treats implicitly (symmetric part), dense (nv x nv)
-static void step_matrix_of(const mjModel* m, const mjData* d, mjtNum* a) {
-  int nv = m->nv;
-  mjtNum h = m->opt.timestep;
-  mj_fullM(m, d, a);
-  if (m->opt.integrator == mjINT_EULER) {
-    if (!(m->opt.disableflags & mjDSBL_EULERDAMP)) {
-      for (int i = 0; i < nv; i++) a[i * nv + i] += h * m->dof_damping[i];
-    }
-  } else if (m->opt.integrator == mjINT_IMPLICIT || m->opt.integrator == mjINT_IMPLICITFAST) {
-    // qDeriv = d(forces)/d(qvel) of this step, sparse in the pattern of the full inertia
-    for (int i = 0; i < nv; i++) {
-      for (int k = m->D_rowadr[i]; k < m->D_rowadr[i] + m->D_rownnz[i]; k++) {
-        int j = m->D_colind[k];
-        a[i * nv + j] -= 0.5 * h * d->qDeriv[k];
-        a[j * nv + i] -= 0.5 * h * d->qDeriv[k];
-      }
+#include "step_matrix.h"
+
+// the dofs that move body b, increasing (its kinematic chain, as mj_jac walks it); their count
+static int body_chain(const mjModel* m, int b, int* chain) {
+  int body = m->body_weldid[b];
+  if (m->body_dofnum[body] == 0) return 0;
+  int n = 0;
+  for (int i = m->body_dofadr[body] + m->body_dofnum[body] - 1; i >= 0; i = m->dof_parentid[i]) {
+    chain[n++] = i;
+  }
+  for (int k = 0; k < n / 2; k++) {
+    int tmp = chain[k];
+    chain[k] = chain[n - 1 - k];
+    chain[n - 1 - k] = tmp;
+  }
+  return n;
+}
+
+// body b's com jacobian over its chain's n dofs, as mj_jacBodyCom computes it: rows (n each)
+// com velocity (3), angular velocity (3)
+static void body_jacobian(const mjModel* m, const mjData* d, int b, const int* chain, int n,
+                          mjtNum* jac) {
+  mjtNum offset[3];
+  mju_sub3(offset, d->xipos + 3 * b, d->subtree_com + 3 * m->body_rootid[b]);
+  for (int k = 0; k < n; k++) {
+    const mjtNum* cdof = d->cdof + 6 * chain[k];
+    mjtNum lever[3];
+    mju_cross(lever, cdof, offset);
+    for (int a = 0; a < 3; a++) {
+      jac[a * n + k] = cdof[3 + a] + lever[a];
+      jac[(3 + a) * n + k] = cdof[a];
     }
   }
 }
@@ -34,24 +48,30 @@ void mjg_body_dynamics(const mjModel* m, mjData* d, const int* coupled, mjtNum* 
   mj_markStack(d);
 
   // the step's matrix, factorized, and the acceleration the integrator applied
-  step_matrix_of(m, d, step_matrix);
-  mju_cholFactor(step_matrix, nv, mjMINVAL);
-  mjtNum* force = mj_stackAllocNum(d, nv);
-  mj_mulM(m, d, force, d->qacc);
-  mju_cholSolve(accel, step_matrix, force, nv);
+  mjg_step_matrix_factor(m, d, step_matrix);
+  mj_mulM(m, d, accel, d->qacc);
+  mjg_step_matrix_solve(m, step_matrix, accel);
 
-  // each coupled body's mobility and acceleration
-  mjtNum* jac = mj_stackAllocNum(d, 6 * nv);  // rows: com jacobian (3), rotation (3)
-  mjtNum* ainv_jt = mj_stackAllocNum(d, 6 * nv);  // rows: A^-1 times each jacobian row
+  // each coupled body's mobility J A^-1 J^T = X^T X with X = D^-1/2 L^-T J^T and acceleration,
+  // over the dofs of its chain alone: the cost grows with the chains, not with nv
+  int* chain = mj_stackAllocInt(d, nv);
+  int* index = mj_stackAllocInt(d, nv);
+  mjtNum* jac = mj_stackAllocNum(d, 6 * nv);  // J, then X^T (6 x chain length)
+  for (int i = 0; i < nv; i++) index[i] = -1;
   for (int b = 1; b < m->nbody; b++) {
     if (!coupled[b]) continue;
-    mj_jacBodyCom(m, d, jac, jac + 3 * nv, b);
-    for (int e = 0; e < 6; e++) mju_cholSolve(ainv_jt + e * nv, step_matrix, jac + e * nv, nv);
+    int n = body_chain(m, b, chain);
+    body_jacobian(m, d, b, chain, n, jac);
+    for (int a = 0; a < 6; a++) {
+      mjtNum sum = 0;
+      for (int k = 0; k < n; k++) sum += jac[a * n + k] * accel[chain[k]];
+      body_accel[6 * b + a] = (float)sum;
+    }
+    mjg_step_matrix_half_solve(m, step_matrix, chain, n, index, jac, 6);
     for (int a = 0; a < 6; a++) {
       for (int e = 0; e < 6; e++) {
-        mobility[36 * b + 6 * a + e] = (float)mju_dot(jac + a * nv, ainv_jt + e * nv, nv);
+        mobility[36 * b + 6 * a + e] = (float)mju_dot(jac + a * n, jac + e * n, n);
       }
-      body_accel[6 * b + a] = (float)mju_dot(jac + a * nv, accel, nv);
     }
   }
   mj_freeStack(d);
@@ -69,35 +89,37 @@ void mjg_body_feedback(const mjModel* m, mjData* d, const int* coupled, const mj
   if (nv == 0) return;
   double h = m->opt.timestep;
   mj_markStack(d);
-  mjtNum* impulse = mj_stackAllocNum(d, nv);    // generalized impulse of the grains
-  mjtNum* integral = mj_stackAllocNum(d, nv);   // its time integral
+  mjtNum* impulse = mj_stackAllocNum(d, nv);    // generalized impulse of the grains, then dqvel
+  mjtNum* integral = mj_stackAllocNum(d, nv);   // its time integral, then dqpos
   mjtNum* moved = mj_stackAllocNum(d, nv);      // dofs that move a coupled body: 1, else 0
-  mjtNum* dq = mj_stackAllocNum(d, nv);
+  int* chain = mj_stackAllocInt(d, nv);
+  mjtNum* jac = mj_stackAllocNum(d, 6 * nv);
   mju_zero(impulse, nv);
   mju_zero(integral, nv);
   mju_zero(moved, nv);
   for (int b = 1; b < m->nbody; b++) {
     if (!coupled[b]) continue;
-    mjtNum p[6];
-    for (int j = 0; j < 6; j++) p[j] = wrench[6 * b + j] * h;
-    mj_applyFT(m, d, p, p + 3, d->xipos + 3 * b, b, impulse);
-    mj_applyFT(m, d, impulse_integral + 6 * b, impulse_integral + 6 * b + 3, d->xipos + 3 * b, b,
-               integral);
-    for (int a = b; a > 0; a = m->body_parentid[a]) {
-      for (int j = 0; j < m->body_dofnum[a]; j++) moved[m->body_dofadr[a] + j] = 1;
+    int n = body_chain(m, b, chain);
+    body_jacobian(m, d, b, chain, n, jac);
+    for (int k = 0; k < n; k++) {
+      for (int a = 0; a < 6; a++) {
+        impulse[chain[k]] += jac[a * n + k] * wrench[6 * b + a] * h;
+        integral[chain[k]] += jac[a * n + k] * impulse_integral[6 * b + a];
+      }
+      moved[chain[k]] = 1;
     }
   }
 
   // velocities: the impulse through the step's matrix
-  mju_cholSolve(dq, step_matrix, impulse, nv);
-  mju_addTo(d->qvel, dq, nv);
+  mjg_step_matrix_solve(m, step_matrix, impulse);
+  mju_addTo(d->qvel, impulse, nv);
 
   // positions: the displacement the impulse caused within the step, and for the dofs the
   // substeps integrated, their acceleration over nsub substeps instead of one step of h:
   // sum over k of (k + 1) dt^2 a = h^2 a (1 + 1/nsub) / 2, against mujoco's h^2 a
-  mju_cholSolve(dq, step_matrix, integral, nv);
+  mjg_step_matrix_solve(m, step_matrix, integral);
   double lag = -0.5 * h * h * (1 - 1.0 / nsub);
-  for (int i = 0; i < nv; i++) dq[i] += moved[i] * lag * accel[i];
-  mj_integratePos(m, d->qpos, dq, 1);
+  for (int i = 0; i < nv; i++) integral[i] += moved[i] * lag * accel[i];
+  mj_integratePos(m, d->qpos, integral, 1);
   mj_freeStack(d);
 }

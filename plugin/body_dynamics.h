@@ -19,12 +19,13 @@
 #include <mujoco/mujoco.h>
 
 // What the coupling needs of this step, computed in advance after the integrator (kinematics,
-// mass matrix, qacc and qDeriv of this step). step_matrix (nv x nv) receives the Cholesky factor
-// of A; accel (nv) the acceleration the integrator applied, A^-1 M qacc. For every body b with
-// coupled[b] (nbody): mobility (nbody x 36, row-major 6 x 6), the map from an impulse wrench
-// [force; torque about d->xipos] to the change of [com velocity; angular velocity], J A^-1 J^T
-// with the body's com jacobian J; body_accel (nbody x 6), its [com; angular] acceleration J accel.
-// Other bodies get zeros.
+// mass matrix, qacc and qDeriv of this step). step_matrix (mjg_step_matrix_size) receives the
+// sparse factor of A (step_matrix.h); accel (nv) the acceleration the integrator applied,
+// A^-1 M qacc. For every body b with coupled[b] (nbody): mobility (nbody x 36, row-major 6 x 6),
+// the map from an impulse wrench [force; torque about d->xipos] to the change of [com velocity;
+// angular velocity], J A^-1 J^T with the body's com jacobian J; body_accel (nbody x 6), its
+// [com; angular] acceleration J accel. Other bodies get zeros. A body costs what the dofs of its
+// kinematic chain cost, whatever nv.
 void mjg_body_dynamics(const mjModel* m, mjData* d, const int* coupled, mjtNum* step_matrix,
                        mjtNum* accel, float* mobility, float* body_accel);
 

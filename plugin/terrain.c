@@ -18,6 +18,7 @@
 #include "settle.h"
 #include "state.h"
 #include "state_hash.h"
+#include "step_matrix.h"
 #include "transfer.h"
 
 //---------------------------------- helpers -------------------------------------------------------
@@ -207,7 +208,7 @@ int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
   t->mobility = (float*)calloc(36 * (size_t)t->nbody, sizeof(float));
   t->accel = (float*)calloc(6 * (size_t)t->nbody, sizeof(float));
   t->impint = (double*)calloc(6 * (size_t)t->nbody, sizeof(double));
-  t->step_matrix = (mjtNum*)calloc((size_t)m->nv * m->nv + 1, sizeof(mjtNum));
+  t->step_matrix = (mjtNum*)calloc(mjg_step_matrix_size(m) + 1, sizeof(mjtNum));
   t->qacc = (mjtNum*)calloc((size_t)m->nv + 1, sizeof(mjtNum));
   if (!t->shapes || !t->stage || !t->wrench || !t->mobility || !t->accel ||
       !t->impint || !t->step_matrix || !t->qacc) {

@@ -31,10 +31,10 @@ typedef struct mjgTerrain_ {
   grnShape* shapes;         // shapes handed to the solver each step              (max_shapes)
   float* stage;             // grains staged for the solver          (cap x MJG_STAGE_PER_GRAIN)
   double* wrench;           // per-body wrenches read from the solver             (nbody x 6)
-  float* mobility;          // two-way: each body's impulse response (J M^-1 J^T) (nbody x 36)
+  float* mobility;          // two-way: each body's impulse response (J A^-1 J^T) (nbody x 36)
   float* accel;             // two-way: each body's acceleration this step       (nbody x 6)
   double* impint;           // two-way: impulse integrals read from the solver   (nbody x 6)
-  mjtNum* step_matrix;      // two-way: factor of the integrator's M + h D       (nv x nv)
+  mjtNum* step_matrix;      // two-way: sparse factor of the integrator's M + h D (nC + nv)
   mjtNum* qacc;             // two-way: acceleration the integrator applied      (nv)
   int downloaded;           // gpu: 1 when the solver holds the state of the last download,
                             // 0 before it and after any failure (the next advance uploads)
