@@ -74,11 +74,13 @@ long long mjg_bed_count(const double fill[6], double radius, double spacing_radi
   for (int i = 0; i < 3; i++) {
     // centres from lo + r to hi - r
     double room = fill[3 + i] - fill[i] - 2 * radius;
-    long long n = room >= 0 ? (long long)floor(room / spacing + 1e-9) + 1 : 0;
-    if (n > (1ll << 30)) n = 1ll << 30;
+    double cells = room >= 0 ? floor(room / spacing + 1e-9) + 1 : 0;
+    // clamped before the conversion, which is undefined beyond long long; n <= 2^30 and
+    // total <= 2^32 keep the product within long long
+    long long n = cells < (double)(1ll << 30) ? (long long)cells : 1ll << 30;
     if (dims) dims[i] = (int)n;
     total *= n;
-    if (total > (1ll << 40)) total = 1ll << 40;
+    if (total > (1ll << 32)) total = 1ll << 32;
   }
   return total;
 }

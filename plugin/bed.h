@@ -32,7 +32,8 @@ void mjg_bed_free(mjgBed* bed);
 void mjg_bed_write(const mjgBed* bed, int nbody, mjtNum* state);
 
 // Number of grains of the given radius the bed puts into a fill box (lo[3], hi[3]); the lattice
-// size along each axis goes to dims when not NULL. 0 when not even one grain fits.
+// size along each axis goes to dims when not NULL. 0 when not even one grain fits; at most 2^32
+// (a larger count comes back as 2^32, and each axis's size as at most 2^30).
 long long mjg_bed_count(const double fill[6], double radius, double spacing, int dims[3]);
 
 // Write the initial bed of cfg into bed: positions, zero velocities and spins, radii (each
