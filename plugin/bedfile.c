@@ -97,8 +97,10 @@ static FILE* open_bed(const char* path, mjgBedFileInfo* info, char* why, int siz
   } else if ((int32_t)le32(h + 16) > GRN_MAX_GRAINS) {
     snprintf(why, size, "holds %d grains, more than the limit %d", (int32_t)le32(h + 16),
              GRN_MAX_GRAINS);
-  } else if (!(lef64(h + 24) > 0) || !isfinite(lef64(h + 24))) {
-    snprintf(why, size, "grain radius %g is not a positive number", lef64(h + 24));
+  } else if (!((float)lef64(h + 24) > 0) || !isfinite((float)lef64(h + 24))) {
+    // the grains' radii are floats, each in (0, this radius]: none fits under a radius that is
+    // not a positive float
+    snprintf(why, size, "grain radius %g is not a positive number in float range", lef64(h + 24));
   } else {
     info->version = (int)le32(h + 8);
     info->has_contacts = (int)(le32(h + 12) & 1u);

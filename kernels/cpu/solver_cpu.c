@@ -139,15 +139,17 @@ static grnStatus cpu_set_grains(grnSolver* s, int n, const float* pos, const flo
   // the grains put back exactly where they are (the plugin uploads what it downloaded, every
   // step): the neighbour lists still hold, and the contacts found from them do not depend on
   // when they were built
-  int same = c->lists_valid && n == c->d.n &&
-             memcmp(c->d.pos, pos, 3 * (size_t)n * sizeof(float)) == 0;
-  memcpy(c->d.pos, pos, 3 * (size_t)n * sizeof(float));
-  if (vel) {
-    memcpy(c->d.vel, vel, 3 * (size_t)n * sizeof(float));
+  // zero grains come without arrays (NULL), which memcmp and memcpy may not be given even for
+  // 0 bytes
+  size_t bytes = 3 * (size_t)n * sizeof(float);
+  int same = c->lists_valid && n == c->d.n && (n == 0 || memcmp(c->d.pos, pos, bytes) == 0);
+  if (n > 0) memcpy(c->d.pos, pos, bytes);
+  if (n > 0 && vel) {
+    memcpy(c->d.vel, vel, bytes);
   } else {
-    memset(c->d.vel, 0, 3 * (size_t)n * sizeof(float));
+    memset(c->d.vel, 0, bytes);
   }
-  memset(c->d.angvel, 0, 3 * (size_t)n * sizeof(float));
+  memset(c->d.angvel, 0, bytes);
   // a new configuration: no contacts to warm start from
   memset(c->d.npair, 0, (size_t)c->d.cap * sizeof(int));
   memset(c->d.nshape, 0, (size_t)c->d.cap * sizeof(int));

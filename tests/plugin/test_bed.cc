@@ -66,6 +66,18 @@ TEST(Bed, SeededAndReproducible) {
   EXPECT_NE(a, c);
 }
 
+// a fill box of more grains than a long long counts is refused as too many grains, naming the
+// limit: a box 1e30 m long (its lattice length beyond long long) and one 1e10 m on every side
+// (its lattice lengths' product beyond long long) were refused as thinner than one grain
+TEST(Bed, AFillBoxBeyondCountingIsRefusedAsTooManyGrains) {
+  for (const char* fill : {"-1e30 -0.02 0.01 1e30 0.02 0.05", "-1e10 -1e10 0 1e10 1e10 1e10"}) {
+    std::string error;
+    EXPECT_FALSE(LoadXml(TerrainXml({{"fill", fill}, {"radius", "0.004"}}), &error)) << fill;
+    EXPECT_NE(error.find("'fill'"), std::string::npos) << fill << ": " << error;
+    EXPECT_NE(error.find("more than the limit"), std::string::npos) << fill << ": " << error;
+  }
+}
+
 // key radius "rmin rmax": radii drawn uniformly in the range, seeded; the grains then settle as
 // spheres of their own radii: no pair overlaps by more than a small share of the smaller radius
 // (a solver that used one radius for all would leave the larger grains overlapping by up to
