@@ -5,7 +5,8 @@
 //   bench_bodies [--bodies 0,1,10,100,1000] [--warmup W] [--steps S]
 //
 // The bed settles once at load (0.3 s, without the rocks); for each N the rocks fall onto it for
-// W untimed steps (default 200: 0.1 s), then S steps (default 20) are timed. The rocks collide
+// W untimed steps (default 200: 0.1 s), then S steps (default 200) are timed one by one: the mean
+// and the median (less sensitive to other load on a shared machine). The rocks collide
 // with the floor but not with each other (conaffinity 0), so that MuJoCo's own contact solve of
 // rocks touching their neighbours does not blur what the coupling costs. One json line per N;
 // thread count: OMP_NUM_THREADS.
@@ -71,6 +72,12 @@ static mjModel* load_scene(const char* xml) {
   return m;
 }
 
+// qsort order of doubles, ascending
+static int compare_doubles(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
 // comma-separated integers into list; their count
 static int parse_ints(const char* s, int* list) {
   int n = 0;
@@ -81,11 +88,11 @@ static int parse_ints(const char* s, int* list) {
 }
 
 int main(int argc, char** argv) {
-  int bodies[MAX_LIST] = {0, 1, 10, 100, 1000}, nbodies = 5, warmup = 200, steps = 20;
+  int bodies[MAX_LIST] = {0, 1, 10, 100, 1000}, nbodies = 5, warmup = 200, steps = 200;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--bodies")) nbodies = parse_ints(argv[i + 1], bodies);
     else if (!strcmp(argv[i], "--warmup")) warmup = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--steps")) steps = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--steps")) steps = atoi(argv[i + 1]) > 0 ? atoi(argv[i + 1]) : 1;
     else {
       fprintf(stderr, "bench_bodies: unknown option %s\n", argv[i]);
       return 2;
@@ -104,9 +111,18 @@ int main(int argc, char** argv) {
     if (!m) return 1;
     mjData* d = mj_makeData(m);
     for (int k = 0; k < warmup; k++) mj_step(m, d);
-    double start = now();
-    for (int k = 0; k < steps; k++) mj_step(m, d);
-    double per_step = (now() - start) / steps;
+    double* times = (double*)malloc(steps * sizeof(double));
+    if (!times) return 1;
+    double total = 0;
+    for (int k = 0; k < steps; k++) {
+      double start = now();
+      mj_step(m, d);
+      times[k] = now() - start;
+      total += times[k];
+    }
+    qsort(times, steps, sizeof(double), compare_doubles);
+    double median = steps % 2 ? times[steps / 2] : 0.5 * (times[steps / 2 - 1] + times[steps / 2]);
+    free(times);
 
     // where the rocks rest: their centres' lowest and highest height
     char rocks[96] = "";
@@ -120,10 +136,10 @@ int main(int argc, char** argv) {
                1e3 * low, 1e3 * high);
     }
     getloadavg(load, 3);
-    printf("{\"bodies\": %d, \"nv\": %d, \"warmup\": %d, \"steps\": %d, \"ms_per_step\": %.3f%s, "
-           "\"ncon\": %d, \"threads\": %d, \"load1\": %.2f}\n",
-           bodies[b], (int)m->nv, warmup, steps, 1e3 * per_step, rocks, d->ncon,
-           omp_get_max_threads(), load[0]);
+    printf("{\"bodies\": %d, \"nv\": %d, \"warmup\": %d, \"steps\": %d, \"ms_per_step\": %.3f, "
+           "\"median_ms\": %.3f%s, \"ncon\": %d, \"threads\": %d, \"load1\": %.2f}\n",
+           bodies[b], (int)m->nv, warmup, steps, 1e3 * total / steps, 1e3 * median, rocks,
+           d->ncon, omp_get_max_threads(), load[0]);
     fflush(stdout);
     mj_deleteData(d);
     mj_deleteModel(m);
