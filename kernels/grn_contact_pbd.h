@@ -236,7 +236,8 @@ GRN_HD void grn_pbd_solve_grain(const grnData* d, const grnConsts* c, int i) {
   grnVec3 corr[GRN_MAX_SHAPE_CONTACTS];
   float r = grn_radius(d, i);
   float kinetic = c->friction > 0 ? c->kinetic_friction / c->friction : 1.0f;
-  grnPbdCoef rigid = grn_pbd_coef(c, 1.0f / im);
+  grnPbdCoef rigid;  // a powf: only for grains that touch a shape
+  if (d->nshape[i] > 0) rigid = grn_pbd_coef(c, 1.0f / im);
   for (int k = 0; k < d->nshape[i]; k++) {
     size_t slot = GRN_SLOT(k, i, cap);
     const grnShape* sh = d->shapes + d->sc_shape[slot];

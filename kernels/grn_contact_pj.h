@@ -193,7 +193,9 @@ GRN_HD void grn_pj_solve_contact(const grnData* d, const grnConsts* c, int i, in
                                  float bias_target, grnVec3* imp, grnVec3* mom, float* bias) {
   grnVec3 u, w;
   grn_pj_pair_velocity(d->iter, i, j, n, arm_i, arm_j, &u, &w);
-  float adh = grn_pj_adhesion(c, target, fminf(grn_radius(d, i), grn_radius(d, j)));
+  float adh = c->adhesion > 0
+                  ? grn_pj_adhesion(c, target, fminf(grn_radius(d, i), grn_radius(d, j)))
+                  : 0.0f;  // the radii read only for cohesive grains (the pair pass is hot)
   grn_pj_impulse(u, w, n, target, m, c->friction, c->rolling * reff, c->torsional * reff, adh,
                  imp, mom);
   float ub = grn_dot(grn_sub(grn_iter_b(d->iter, i), grn_iter_b(d->iter, j)), n);

@@ -486,11 +486,10 @@ int mjg_config_warning(const mjgConfig* cfg, char* msg, int size) {
     {"error_reduction", cfg->has_error_reduction, PBD, "pbd"},
     {"sleep", cfg->has_sleep, PBD, "pbd"},
   };
-  static const char* const names[] = {"pj", "dem", "pbd"};  // grnModel
   for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
     if (keys[k].given && !(keys[k].models & (1 << cfg->model))) {
       snprintf(msg, size, MJG_PLUGIN_NAME ": config key '%s' applies to model %s only; model "
-               "'%s' ignores it", keys[k].name, keys[k].which, names[cfg->model]);
+               "'%s' ignores it", keys[k].name, keys[k].which, kModels[cfg->model]);
       return 1;
     }
   }
