@@ -66,10 +66,10 @@ typedef enum grnModel_ {
                             // dashpot integrated explicitly (a substep of a fraction of the
                             // contact time, grn_dem_time_scale)
   grnMODEL_PBD,             // position-based dynamics (the P2 model): grains without rotation,
-                            // each substep `iterations` jacobi passes of position corrections
-                            // averaged per grain; contacts are linear spring-dampers on the
-                            // position level (stiffness, restitution), with static and kinetic
-                            // friction and adhesion
+                            // each substep `iterations` jacobi passes on the position level,
+                            // each contact's impulses carried from substep to substep; contacts
+                            // are linear spring-dampers (stiffness, restitution), with static
+                            // and kinetic friction and adhesion
 } grnModel;
 
 typedef enum grnDemLaw_ {
