@@ -130,20 +130,13 @@ GRN_HD int grn_pbd_wakes(const grnData* d, const grnConsts* c, int i, grnVec3 di
          grn_pbd_on_moving_shape(d, i);
 }
 
-// a grain pair's impulses from the law state of slot `slot` of grain i (the grain the impulses
-// act on), and the contact's unit normal toward i at the substep's start
-GRN_HD grnPbdImpulse grn_pbd_pair_state(const grnData* d, size_t slot) {
+// a contact's impulses from the law state of its slot (rot, lin: pair_rot and pair_lin, or
+// sc_rot and sc_lin), on the slot's grain
+GRN_HD grnPbdImpulse grn_pbd_state(const float* rot, const float* lin, size_t slot) {
   grnPbdImpulse p;
-  p.n = d->pair_rot[3 * slot];
-  p.adh = d->pair_rot[3 * slot + 1];
-  p.t = grn_load3(d->pair_lin + 3 * slot);
-  return p;
-}
-GRN_HD grnPbdImpulse grn_pbd_shape_state(const grnData* d, size_t slot) {
-  grnPbdImpulse p;
-  p.n = d->sc_rot[3 * slot];
-  p.adh = d->sc_rot[3 * slot + 1];
-  p.t = grn_load3(d->sc_lin + 3 * slot);
+  p.n = rot[3 * slot];
+  p.adh = rot[3 * slot + 1];
+  p.t = grn_load3(lin + 3 * slot);
   return p;
 }
 GRN_HD void grn_pbd_store_shape_state(const grnData* d, size_t slot, const grnPbdImpulse* p) {
@@ -166,12 +159,12 @@ GRN_HD void grn_pbd_start_grain(const grnData* d, const grnConsts* c, int i) {
   grnVec3 imp = grn_v3(0, 0, 0), zero = imp;
   for (int k = 0; k < d->npair[i]; k++) {
     size_t slot = GRN_SLOT(k, i, cap);
-    grnPbdImpulse p = grn_pbd_pair_state(d, slot);
+    grnPbdImpulse p = grn_pbd_state(d->pair_rot, d->pair_lin, slot);
     imp = grn_add(imp, grn_pbd_total(grn_pair_frame(d, i, d->pair[slot]).n, &p));
   }
   for (int k = 0; k < d->nshape[i]; k++) {
     size_t slot = GRN_SLOT(k, i, cap);
-    grnPbdImpulse p = grn_pbd_shape_state(d, slot);
+    grnPbdImpulse p = grn_pbd_state(d->sc_rot, d->sc_lin, slot);
     grnVec3 total = grn_pbd_total(grn_load3(d->sc_normal + 3 * slot), &p);
     grn_store3(d->sc_impulse + 3 * slot, total);
     grn_store3(d->sc_angular + 3 * slot, zero);
@@ -190,7 +183,7 @@ GRN_HD void grn_pbd_prepare_pair(const grnData* d, const grnConsts* c, int p) {
   float wj = grn_inv_mass(d, j);
   d->cp_mass[4 * q] = 1.0f / (grn_inv_mass(d, i) + wj);
   d->cp_mass[4 * q + 1] = grn_pbd_to_disp(d, c, i, (float)d->ncontact[j] * wj);
-  grnPbdImpulse imp = grn_pbd_pair_state(d, GRN_SLOT(d->cp_slot[p], i, d->cap));
+  grnPbdImpulse imp = grn_pbd_state(d->pair_rot, d->pair_lin, GRN_SLOT(d->cp_slot[p], i, d->cap));
   d->cp_arm[2 * q] = imp.n;
   d->cp_arm[2 * q + 1] = imp.adh;
   grn_store3(d->cp_mom + 3 * q, imp.t);
@@ -269,7 +262,7 @@ GRN_HD void grn_pbd_solve_grain(const grnData* d, const grnConsts* c, int i) {
       body = (float)d->body_nc[sh->body] * w;
     }
     float overlap = d->sc_depth[slot] - grn_dot(u, n);
-    grnPbdImpulse imp = grn_pbd_shape_state(d, slot);
+    grnPbdImpulse imp = grn_pbd_state(d->sc_rot, d->sc_lin, slot);
     sum = grn_add(sum, grn_pbd_update(c, overlap, n, u, meff, grn_pbd_to_disp(d, c, i, body), r,
                                       sh->friction, sh->friction * kinetic, &imp));
     grn_pbd_store_shape_state(d, slot, &imp);
