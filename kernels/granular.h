@@ -66,10 +66,10 @@ typedef enum grnModel_ {
                             // dashpot integrated explicitly (a substep of a fraction of the
                             // contact time, grn_dem_time_scale)
   grnMODEL_PBD,             // position-based dynamics (the P2 model): grains without rotation,
-                            // each substep `iterations` jacobi passes of position corrections
-                            // averaged per grain; contacts are linear spring-dampers on the
-                            // position level (stiffness, restitution), with static and kinetic
-                            // friction and adhesion
+                            // each substep `iterations` jacobi passes on the position level,
+                            // each contact's impulses carried from substep to substep; contacts
+                            // are linear spring-dampers (stiffness, restitution), with static
+                            // and kinetic friction and adhesion
 } grnModel;
 
 typedef enum grnDemLaw_ {
@@ -134,10 +134,10 @@ typedef struct grnParams_ {
                             // 0: contacts in the order threads meet them, wrenches summed by
                             // atomics (gpu), which may differ in the last bits run to run
   // the pbd model's error reduction and sleeping
-  float error_reduction;    // in [0, 1]: a grain's share of a grain contact's correction is
-                            // weighted 1 - error_reduction (n . g / |g|), n the normal toward the
-                            // grain, so the upper grain of a contact moves more (the seed's
-                            // epsilon; breaks momentum conservation between grains on purpose)
+  float error_reduction;    // in [0, 1]: a grain's part of each pass's change of a grain
+                            // contact's impulse is weighted 1 - error_reduction (n . g / |g|), n
+                            // the normal toward the grain, so the upper grain of a contact moves
+                            // more (the seed's epsilon; the impulses carried are not weighted)
   float sleep;              // [m], 0: off. a grain whose displacement over a substep is shorter
                             // keeps its position (its velocity is kept, so a grain pushed or left
                             // unsupported wakes within a few substeps); never a grain touching a

@@ -1,40 +1,41 @@
-// the position-based model (model pbd; the p2 seed, holz 2014): grains without rotation whose
-// contacts are position corrections. each substep predicts every grain's displacement, v dt +
-// g dt^2, then runs `iterations` jacobi passes: every contact computes its correction from the
-// current displacements, and every grain moves by the average of its touching contacts' shares
-// of their corrections (the seed's constraint averaging, which makes the passes parallel; it does
-// not conserve momentum between grains of different contact counts, and error reduction, below,
-// is the seed's aid to its convergence). at the end the velocity is the displacement over dt.
-// without warm starting (the seed has none) the passes converge slowly under heavy loads
-// (plugin/README.md, Contact models).
+// the position-based model (model pbd; after the p2 seed, holz 2014): grains without rotation
+// whose contacts are visco-elastic springs solved on the position level. each substep predicts
+// every grain's displacement, v dt + g dt^2, then runs `iterations` jacobi passes in which every
+// contact moves its impulses toward its law at the current displacements and every grain moves by
+// what the changes give it; at the end the velocity is the displacement over dt.
 //
 // one contact, u the grain's displacement over the substep against its partner's, n the unit
 // normal toward the grain at the current positions, z the overlap there:
-// - normal: a spring-damper on the position level, the correction k' z - c' (u . n) along n, never
-//   pulling. k', c' are the seed's relaxation factors of a spring k (`stiffness`) and damper c
-//   (2 zeta sqrt(k m*), zeta from `restitution`) for the pair's reduced mass m*, made
-//   independent of the iteration count, so that one contact integrates the spring-damper by
-//   implicit euler whatever the number of passes.
-// - adhesion: a damper that cancels the separation left after that, up to l_a = dt^2 F_a / m*
-//   over the substep, with F_a = adhesion x the seed's interpolated contact area
-//   (grn_adhesive_area_of).
-// - friction: the slip (u's tangential part) is cancelled while the contact's tangential
-//   correction stays within mu_s L_n + l_a (static, L_n its normal correction), else that
-//   correction is mu_k L_n + l_a against the slip (kinetic). the seed caps each pass's correction
-//   by that pass's normal correction, which is a fraction of the substep's when there are several
-//   passes, so a grain at rest would slide as soon as the slope passes the kinetic angle; here
-//   the cone bounds the corrections summed over the passes (L_n and the tangential sum), as
-//   projected gauss-seidel bounds accumulated impulses, and the adhesive allowance l_a is the
-//   substep's, whatever the number of passes.
-// error reduction weights a grain's share of a grain contact's correction by 1 - eps (n . down):
-// the upper grain moves more. a shape contact takes the shape's friction as the static
-// coefficient and the grains' kinetic-to-static ratio for the kinetic one. a body receives the
-// impulse of the corrections its contacts gave the grain (m dp / dt, the seed's force m dp / dt^2
-// over the substep); a coupled body also answers each pass, as in the default model (grn_body.h):
-// it moves by its mobility times the impulses so far, a contact's reduced mass takes the body's
-// compliance at the contact point along the normal (its mass split over its contacts, as the
-// default model does), and the grain takes its share of the correction, the body the rest
-// through those impulses.
+// - normal: a spring k (`stiffness`) and damper c (2 zeta sqrt(k m*), zeta from `restitution`,
+//   m* the pair's reduced mass) integrated by implicit euler: the impulse dt k z - c (u . n) at
+//   the substep's end positions, never pulling (the seed's eq. 19).
+// - adhesion: an impulse against n that cancels the separation left after that, up to dt F_a,
+//   F_a = adhesion x the seed's interpolated contact area (grn_adhesive_area_of).
+// - friction: the slip (u's tangential part) is cancelled while the tangential impulse stays
+//   within mu_s p_n + dt F_a (static), else it is mu_k p_n + dt F_a against the slip (kinetic).
+// the seed solves this by constraint averaging: each contact's correction as if it were alone
+// (relaxation factors that make one contact exact at any pass count), each grain moved by the
+// average of its contacts'. that average is not a momentum balance: a grain with n contacts
+// answers them as if n times heavier than gravity finds it, so a body resting on a bed is held by
+// 1/n of what its contacts push the grains with, and sinks; and with corrections started from
+// zero each substep the passes never converge under a load (measured: a 1 kPa box sank 13 mm
+// into a bed of 4 mm grains and kept moving; the force on a blade grew as depth^0.3 and by 71%
+// at 4x the speed). here the passes solve the same laws as projected jacobi solves hard contacts:
+// each contact keeps its impulses, a pass moves them by a newton step on the contact alone with
+// each grain's inverse mass multiplied by its contact count (mass splitting, which keeps the
+// passes of a grain's contacts together from overshooting), clamped to the law's bounds
+// (normal >= 0, adhesion in [0, dt F_a], the friction cone on the accumulated impulses), and a
+// grain moves by its inverse mass times the impulses' changes: momentum is conserved, a contact's
+// impulse is what its partner receives, and the impulses at the substep's end start the next (the
+// warm start, carried in plugin_state), so a load at rest is held from the first pass.
+// error reduction (`error_reduction`, the seed's epsilon) weights a grain's part of a pass's
+// change of a grain contact's impulse by 1 - eps (n . down), so the upper grain moves more; it
+// weights the changes only, never the impulses carried or a body's. a shape contact takes the
+// shape's friction as the static coefficient and the grains' kinetic-to-static ratio for the
+// kinetic one. a body receives minus its contacts' impulses on the grains; a coupled body answers
+// each pass, as in the default model (grn_body.h): it moves by its mobility times the impulses
+// so far, and a contact's reduced mass and split mass take the body's compliance at the contact
+// point along the normal (the body's split over its contacts).
 //
 // sleeping (`sleep` > 0) holds the position of a grain that moved less than `sleep` over the
 // substep, unless it is awake: it touches a moving shape, moved `sleep` or more, or touches an
@@ -52,68 +53,55 @@
 #include "grn_integrate.h"
 #include "grn_pairing.h"
 
-// a contact's corrections summed over the substep's passes so far [m]: normal (spring-damper),
-// normal adhesion, tangential. pairs keep them in cp_arm (n, adh) and cp_mom (t), shape contacts
-// in sc_rot (n, adh) and sc_lin (t); each substep starts them from zero
-typedef struct grnPbdSum_ {
+// a contact's impulses on the grain over the substep [N s]: the spring-damper's along n (>= 0),
+// adhesion's against n (>= 0), friction's in the tangent plane. the law state of each slot
+// carries them to the next substep (pair_rot, sc_rot: n, adh; pair_lin, sc_lin: t), where they
+// are the warm start
+typedef struct grnPbdImpulse_ {
   float n, adh;
   grnVec3 t;
-} grnPbdSum;
+} grnPbdImpulse;
 
-// a contact's factors for one jacobi pass, from the reduced mass of its relative motion
-typedef struct grnPbdCoef_ {
-  float k, c;                 // the seed's iteration-independent stiffness and damping factors
-  float dt2_m;                // dt^2 / m*: displacement per unit force over a substep [m / N]
-} grnPbdCoef;
-
-// the factors of a contact of reduced mass meff. with a = dt c / m*, b = dt^2 k / m*, one pass
-// of factors kpb = b / (1 + a + b), cpb = a / (1 + a + b) is implicit euler (seed eq. 21); n
-// passes shrink the free part alpha = 1 - kpb - cpb to alpha^n, so each pass uses
-// k' = 1 - cpb s - alpha^(1/n), c' = cpb s with s = (1 - alpha^(1/n)) / (1 - alpha) (eq. 28)
-GRN_HD grnPbdCoef grn_pbd_coef(const grnConsts* c, float meff) {
-  grnPbdCoef f;
-  float dt = c->dt, k = c->dem.stiffness;
-  float a = 2.0f * c->dem.damping * sqrtf(k / meff) * dt, b = dt * dt * k / meff;
-  float kpb = b / (1 + a + b), cpb = a / (1 + a + b), alpha = 1 / (1 + a + b);
-  float root = powf(alpha, 1.0f / (float)c->iterations);
-  float s = 1 - alpha > 1e-6f ? (1 - root) / (1 - alpha) : 1.0f / (float)c->iterations;
-  f.k = kpb > 0 ? 1 - cpb * s - root : 0.0f;
-  f.c = cpb * s;
-  f.dt2_m = dt * dt / meff;
-  return f;
+// a contact's impulse on the grain as a vector
+GRN_HD grnVec3 grn_pbd_total(grnVec3 n, const grnPbdImpulse* p) {
+  return grn_add(grn_scale(n, p->n - p->adh), p->t);
 }
 
-// the correction of one contact in one pass: the displacement to give the grain against its
-// partner [m] (each side takes its share), and its sums *sum advanced. overlap: at the current
+// one pass of one contact: its impulses *p moved toward the substep's implicit euler spring-damper
+// with friction and adhesion, by a newton step on the contact alone in which each side takes the
+// impulse on its split mass (to_disp: the relative displacement per unit impulse with each body's
+// inverse mass times its contact count, so that the passes of a grain's contacts together do not
+// overshoot); returns the change of the impulse vector on the grain. overlap: at the current
 // displacements (> 0 touching); n: unit normal toward the grain; u: the grain's displacement
-// against the partner's over the substep so far; rmin: the smaller radius (adhesion's area);
-// mu_s, mu_k: static and kinetic friction. zero when not touching
-GRN_HD grnVec3 grn_pbd_correction(const grnConsts* c, float overlap, grnVec3 n, grnVec3 u,
-                                  grnPbdCoef f, float rmin, float mu_s, float mu_k,
-                                  grnPbdSum* sum) {
-  grnVec3 zero = grn_v3(0, 0, 0);
-  if (!(overlap > 0)) return zero;
+// against its partner's over the substep so far; meff: the pair's reduced mass (the damper's
+// scale); rmin: the smaller radius (adhesion's area); mu_s, mu_k: static and kinetic friction.
+// the spring pushes with dt (k z - c u.n / dt) at the end of the substep, never pulling; adhesion
+// cancels the separation left after it with up to dt a A(z); the slip is cancelled while the
+// tangential impulse fits mu_s p_n + dt a A, else it is mu_k p_n + dt a A against the slip
+GRN_HD grnVec3 grn_pbd_update(const grnConsts* c, float overlap, grnVec3 n, grnVec3 u, float meff,
+                              float to_disp, float rmin, float mu_s, float mu_k,
+                              grnPbdImpulse* p) {
+  float dt = c->dt, k = c->dem.stiffness, damp = 2.0f * c->dem.damping * sqrtf(k * meff);
+  grnVec3 before = grn_pbd_total(n, p);
   float un = grn_dot(u, n);
-  float ln = f.k * overlap - f.c * un;
-  ln = ln > 0 ? ln : 0.0f;
-  sum->n += ln;
-  float la = c->adhesion > 0
-                 ? c->adhesion * grn_adhesive_area_of(grnMODEL_PBD, overlap, rmin) * f.dt2_m
-                 : 0.0f;
-  // normal adhesion: the separation left after the spring-damper, cancelled within what is left
-  // of the substep's allowance
-  float apart = un + ln, left = la - sum->adh;
-  float lad = apart > 0 && left > 0 ? (apart < left ? apart : left) : 0.0f;
-  sum->adh += lad;
-  // friction: the slip cancelled while the summed correction fits the static cone, else the sum
-  // at the kinetic bound against it
-  grnVec3 slip = grn_sub(u, grn_scale(n, un));
-  grnVec3 before = grn_sub(sum->t, grn_scale(n, grn_dot(sum->t, n)));
-  grnVec3 want = grn_sub(before, slip);
-  float len = grn_norm(want), stick = mu_s * sum->n + la;
-  if (len > stick) want = grn_scale(want, (mu_k * sum->n + la) / len);
-  sum->t = want;
-  return grn_add(grn_scale(n, ln - lad), grn_sub(want, before));
+  if (overlap > 0 || p->n > 0) {
+    float target = dt * k * overlap - damp * un, grow = (dt * k + damp) * to_disp;
+    float pn = (target + grow * p->n) / (1 + grow);
+    pn = pn > 0 ? pn : 0.0f;
+    un += to_disp * (pn - p->n);
+    p->n = pn;
+  }
+  float la = c->adhesion > 0 ? dt * c->adhesion * grn_adhesive_area_of(grnMODEL_PBD, overlap, rmin)
+                             : 0.0f;
+  float adh = p->adh + un / to_disp;
+  p->adh = adh < 0 ? 0.0f : (adh > la ? la : adh);
+  grnVec3 slip = grn_sub(u, grn_scale(n, grn_dot(u, n)));
+  grnVec3 t = grn_sub(p->t, grn_scale(n, grn_dot(p->t, n)));
+  t = grn_sub(t, grn_scale(slip, 1.0f / to_disp));
+  float len = grn_norm(t);
+  if (len > mu_s * p->n + la) t = grn_scale(t, (mu_k * p->n + la) / len);
+  p->t = t;
+  return grn_sub(grn_pbd_total(n, p), before);
 }
 
 // whether grain i is awake in an iterate (sleeping only): kept in the velocity part's fourth float
@@ -142,34 +130,63 @@ GRN_HD int grn_pbd_wakes(const grnData* d, const grnConsts* c, int i, grnVec3 di
          grn_pbd_on_moving_shape(d, i);
 }
 
-// the start of grain i's substep (after its contacts are found): its predicted displacement
-// v dt + g dt^2 as the first iterate, its shape contacts' impulses cleared
+// a contact's impulses from the law state of its slot (rot, lin: pair_rot and pair_lin, or
+// sc_rot and sc_lin), on the slot's grain
+GRN_HD grnPbdImpulse grn_pbd_state(const float* rot, const float* lin, size_t slot) {
+  grnPbdImpulse p;
+  p.n = rot[3 * slot];
+  p.adh = rot[3 * slot + 1];
+  p.t = grn_load3(lin + 3 * slot);
+  return p;
+}
+GRN_HD void grn_pbd_store_shape_state(const grnData* d, size_t slot, const grnPbdImpulse* p) {
+  grn_store3(d->sc_rot + 3 * slot, grn_v3(p->n, p->adh, 0));
+  grn_store3(d->sc_lin + 3 * slot, p->t);
+}
+
+// the relative displacement per unit impulse of grain i against a partner of split inverse mass
+// w_partner, each side's inverse mass times its contact count: dt (n_i w_i + w_partner)
+GRN_HD float grn_pbd_to_disp(const grnData* d, const grnConsts* c, int i, float w_partner) {
+  return c->dt * ((float)d->ncontact[i] * grn_inv_mass(d, i) + w_partner);
+}
+
+// the start of grain i's substep (after its contacts are found and their impulses carried over):
+// the first iterate is its predicted displacement v dt + g dt^2 plus what the last substep's
+// impulses of its contacts give it (the warm start), each shape contact's impulse as the body's
 GRN_HD void grn_pbd_start_grain(const grnData* d, const grnConsts* c, int i) {
   int cap = d->cap;
   grnVec3 v = grn_add(grn_load3(d->vel + 3 * i), grn_scale(grn_load3(c->gravity), c->dt));
-  grnVec3 zero = grn_v3(0, 0, 0), disp = grn_scale(v, c->dt);
-  grn_pbd_store(d->iter, i, disp, grn_pbd_wakes(d, c, i, disp));
+  grnVec3 imp = grn_v3(0, 0, 0), zero = imp;
+  for (int k = 0; k < d->npair[i]; k++) {
+    size_t slot = GRN_SLOT(k, i, cap);
+    grnPbdImpulse p = grn_pbd_state(d->pair_rot, d->pair_lin, slot);
+    imp = grn_add(imp, grn_pbd_total(grn_pair_frame(d, i, d->pair[slot]).n, &p));
+  }
   for (int k = 0; k < d->nshape[i]; k++) {
     size_t slot = GRN_SLOT(k, i, cap);
-    grn_store3(d->sc_impulse + 3 * slot, zero);
+    grnPbdImpulse p = grn_pbd_state(d->sc_rot, d->sc_lin, slot);
+    grnVec3 total = grn_pbd_total(grn_load3(d->sc_normal + 3 * slot), &p);
+    grn_store3(d->sc_impulse + 3 * slot, total);
     grn_store3(d->sc_angular + 3 * slot, zero);
-    grn_store3(d->sc_lin + 3 * slot, zero);
-    grn_store3(d->sc_rot + 3 * slot, zero);
+    imp = grn_add(imp, total);
   }
+  v = grn_add(v, grn_scale(imp, grn_inv_mass(d, i)));
+  grnVec3 disp = grn_scale(v, c->dt);
+  grn_pbd_store(d->iter, i, disp, grn_pbd_wakes(d, c, i, disp));
 }
 
-// pair p's factors (grn_pairing.h) into cp_mass: k', c', dt^2 / m* and m* = 1 / (w_i + w_j) (w
-// the inverse masses; a grain's share of a correction is w m*); its sums cleared
+// pair p's masses into cp_mass (m*, the relative displacement per unit impulse) and its carried
+// impulses (from the solving grain's slot) into cp_arm (n, adh) and cp_mom (t)
 GRN_HD void grn_pbd_prepare_pair(const grnData* d, const grnConsts* c, int p) {
   size_t q = (size_t)p;
-  float meff = 1.0f / (grn_inv_mass(d, d->cp_grain[p]) + grn_inv_mass(d, d->cp_partner[p]));
-  grnPbdCoef f = grn_pbd_coef(c, meff);
-  d->cp_mass[4 * q] = f.k;
-  d->cp_mass[4 * q + 1] = f.c;
-  d->cp_mass[4 * q + 2] = f.dt2_m;
-  d->cp_mass[4 * q + 3] = meff;
-  d->cp_arm[2 * q] = d->cp_arm[2 * q + 1] = 0;
-  grn_store3(d->cp_mom + 3 * q, grn_v3(0, 0, 0));
+  int i = d->cp_grain[p], j = d->cp_partner[p];
+  float wj = grn_inv_mass(d, j);
+  d->cp_mass[4 * q] = 1.0f / (grn_inv_mass(d, i) + wj);
+  d->cp_mass[4 * q + 1] = grn_pbd_to_disp(d, c, i, (float)d->ncontact[j] * wj);
+  grnPbdImpulse imp = grn_pbd_state(d->pair_rot, d->pair_lin, GRN_SLOT(d->cp_slot[p], i, d->cap));
+  d->cp_arm[2 * q] = imp.n;
+  d->cp_arm[2 * q + 1] = imp.adh;
+  grn_store3(d->cp_mom + 3 * q, imp.t);
 }
 
 // grain i's pairs numbered (grn_pairing.h) and prepared
@@ -178,8 +195,8 @@ GRN_HD void grn_pbd_pairs_grain(const grnData* d, const grnConsts* c, int i) {
   for (int p = d->pair_first[i]; p < end; p++) grn_pbd_prepare_pair(d, c, p);
 }
 
-// one jacobi pass, first half: pair p's correction from the last iterate into cp_imp, its normal
-// into cp_normal, and whether it touches into cp_bias
+// one jacobi pass, first half: pair p's impulses advanced from the last iterate, the change of
+// the impulse on its grain into cp_imp, its normal into cp_normal, whether it touches into cp_bias
 GRN_HD void grn_pbd_solve_pair(const grnData* d, const grnConsts* c, int p) {
   size_t q = (size_t)p;
   int i = d->cp_grain[p], j = d->cp_partner[p];
@@ -188,35 +205,32 @@ GRN_HD void grn_pbd_solve_pair(const grnData* d, const grnConsts* c, int p) {
   float dist = grn_norm(r), ri = grn_radius(d, i), rj = grn_radius(d, j);
   grnVec3 n = dist > 0 ? grn_scale(r, 1.0f / dist) : grn_v3(0, 0, 1);
   float overlap = ri + rj - dist;
-  grnPbdCoef f;
-  f.k = d->cp_mass[4 * q];
-  f.c = d->cp_mass[4 * q + 1];
-  f.dt2_m = d->cp_mass[4 * q + 2];
-  grnPbdSum sum;
-  sum.n = d->cp_arm[2 * q];
-  sum.adh = d->cp_arm[2 * q + 1];
-  sum.t = grn_load3(d->cp_mom + 3 * q);
-  grn_store3(d->cp_imp + 3 * q, grn_pbd_correction(c, overlap, n, u, f, fminf(ri, rj),
-                                                   c->friction, c->kinetic_friction, &sum));
-  d->cp_arm[2 * q] = sum.n;
-  d->cp_arm[2 * q + 1] = sum.adh;
-  grn_store3(d->cp_mom + 3 * q, sum.t);
+  grnPbdImpulse imp;
+  imp.n = d->cp_arm[2 * q];
+  imp.adh = d->cp_arm[2 * q + 1];
+  imp.t = grn_load3(d->cp_mom + 3 * q);
+  grn_store3(d->cp_imp + 3 * q,
+             grn_pbd_update(c, overlap, n, u, d->cp_mass[4 * q], d->cp_mass[4 * q + 1],
+                            fminf(ri, rj), c->friction, c->kinetic_friction, &imp));
+  d->cp_arm[2 * q] = imp.n;
+  d->cp_arm[2 * q + 1] = imp.adh;
+  grn_store3(d->cp_mom + 3 * q, imp.t);
   grn_store3(d->cp_normal + 3 * q, n);
   d->cp_bias[p] = overlap > 0 ? 1.0f : 0.0f;
 }
 
-// grain i's share of a grain contact's correction: w_i m*, weighted by error reduction (n toward
-// the grain: 1 + eps for the upper grain, 1 - eps for the lower)
-GRN_HD float grn_pbd_weight(const grnConsts* c, float share, grnVec3 n) {
-  return share * (1.0f - c->error_reduction * grn_dot(n, grn_load3(c->down)));
+// the weight of a pass's change of a grain contact's impulse on grain i (n toward the grain):
+// error reduction's 1 + eps for the upper grain, 1 - eps for the lower. it weights the changes
+// only; the impulses carried and the bodies' are the contacts' own
+GRN_HD float grn_pbd_weight(const grnConsts* c, grnVec3 n) {
+  return 1.0f - c->error_reduction * grn_dot(n, grn_load3(c->down));
 }
 
-// one jacobi pass for grain i (after every pair's grn_pbd_solve_pair): the average of its
-// touching contacts' shares of their corrections added to its displacement, each shape contact's
-// part of it also to that contact's impulse on the grain; awake when it wakes by itself or
-// touches an awake grain
+// one jacobi pass for grain i (after every pair's grn_pbd_solve_pair): its displacement moved by
+// its pairs' changes of impulse and by its shape contacts' (advanced here); awake when it wakes
+// by itself or touches an awake grain
 GRN_HD void grn_pbd_solve_grain(const grnData* d, const grnConsts* c, int i) {
-  int cap = d->cap, touching = 0;
+  int cap = d->cap;
   grnVec3 sum = grn_v3(0, 0, 0), disp = grn_iter_v(d->iter, i);
   int awake = grn_pbd_awake(d->iter, i);
   float im = grn_inv_mass(d, i);
@@ -224,64 +238,62 @@ GRN_HD void grn_pbd_solve_grain(const grnData* d, const grnConsts* c, int i) {
     int ref = d->pair_ref[GRN_SLOT(k, i, cap)];
     float sign;
     int p = grn_slot_pair(ref, &sign);
-    if (p < 0 || d->cp_bias[p] == 0) continue;
+    if (p < 0) continue;
     size_t q = (size_t)p;
     grnVec3 n = grn_scale(grn_load3(d->cp_normal + 3 * q), sign);
-    float w = grn_pbd_weight(c, im * d->cp_mass[4 * q + 3], n);
-    sum = grn_add(sum, grn_scale(grn_load3(d->cp_imp + 3 * q), sign * w));
-    touching++;
-    awake |= grn_pbd_awake(d->iter, ref >= 0 ? d->cp_partner[p] : d->cp_grain[p]);
+    sum = grn_add(sum, grn_scale(grn_load3(d->cp_imp + 3 * q), sign * grn_pbd_weight(c, n)));
+    if (d->cp_bias[p] != 0)
+      awake |= grn_pbd_awake(d->iter, ref >= 0 ? d->cp_partner[p] : d->cp_grain[p]);
   }
   // shapes, moving by sc_vel over the substep (and a coupled body by its answer so far)
-  grnVec3 corr[GRN_MAX_SHAPE_CONTACTS];
-  float r = grn_radius(d, i);
+  float r = grn_radius(d, i), m = 1.0f / im;
   float kinetic = c->friction > 0 ? c->kinetic_friction / c->friction : 1.0f;
-  grnPbdCoef rigid;  // a powf: only for grains that touch a shape
-  if (d->nshape[i] > 0) rigid = grn_pbd_coef(c, 1.0f / im);
   for (int k = 0; k < d->nshape[i]; k++) {
     size_t slot = GRN_SLOT(k, i, cap);
     const grnShape* sh = d->shapes + d->sc_shape[slot];
     grnVec3 n = grn_load3(d->sc_normal + 3 * slot);
     grnVec3 u = grn_sub(disp, grn_scale(grn_load3(d->sc_vel + 3 * slot), c->dt));
-    grnPbdCoef f = rigid;
-    float share = 1;
+    float meff = m, body = 0;
     if (d->body_mob && sh->body >= 0) {
       grnVec3 arm = grn_body_arm(d, sh, i, n);
       u = grn_sub(u, grn_scale(grn_body_point_dv(d, sh->body, arm), c->dt));
-      float body = (float)d->body_nc[sh->body] * grn_body_compliance(d, sh->body, arm, n);
-      f = grn_pbd_coef(c, 1.0f / (im + body));
-      share = im / (im + body);
+      float w = grn_body_compliance(d, sh->body, arm, n);
+      meff = 1.0f / (im + w);
+      body = (float)d->body_nc[sh->body] * w;
     }
     float overlap = d->sc_depth[slot] - grn_dot(u, n);
-    grnPbdSum acc;
-    acc.n = d->sc_rot[3 * slot];
-    acc.adh = d->sc_rot[3 * slot + 1];
-    acc.t = grn_load3(d->sc_lin + 3 * slot);
-    corr[k] = grn_scale(grn_pbd_correction(c, overlap, n, u, f, r, sh->friction,
-                                           sh->friction * kinetic, &acc), share);
-    d->sc_rot[3 * slot] = acc.n;
-    d->sc_rot[3 * slot + 1] = acc.adh;
-    grn_store3(d->sc_lin + 3 * slot, acc.t);
-    sum = grn_add(sum, corr[k]);
-    touching += overlap > 0;
+    grnPbdImpulse imp = grn_pbd_state(d->sc_rot, d->sc_lin, slot);
+    sum = grn_add(sum, grn_pbd_update(c, overlap, n, u, meff, grn_pbd_to_disp(d, c, i, body), r,
+                                      sh->friction, sh->friction * kinetic, &imp));
+    grn_pbd_store_shape_state(d, slot, &imp);
+    grn_store3(d->sc_impulse + 3 * slot, grn_pbd_total(n, &imp));
   }
-  // the average; the grain's part of a shape contact's correction gives it the impulse m dp / dt
-  float avg = touching > 0 ? 1.0f / (float)touching : 0.0f, to_impulse = avg / (im * c->dt);
-  for (int k = 0; k < d->nshape[i]; k++) {
-    float* imp = d->sc_impulse + 3 * GRN_SLOT(k, i, cap);
-    grn_store3(imp, grn_add(grn_load3(imp), grn_scale(corr[k], to_impulse)));
-  }
-  disp = grn_add(disp, grn_scale(sum, avg));
+  disp = grn_add(disp, grn_scale(sum, im * c->dt));
   grn_pbd_store(d->iter_next, i, disp, awake || grn_pbd_wakes(d, c, i, disp));
 }
 
 // grain i's velocity from its displacement over the substep, and the grain moved by it unless it
-// sleeps (asleep in the last iterate, and a displacement shorter than `sleep`)
+// sleeps (asleep in the last iterate, and a displacement shorter than `sleep`); its pairs'
+// impulses back into its slots (the next substep's warm start; the partner's slot holds the
+// tangential impulse on the partner)
 GRN_HD void grn_pbd_integrate_grain(const grnData* d, const grnConsts* c, int i) {
   grnVec3 disp = grn_iter_v(d->iter, i);
   grnVec3 v = grn_scale(disp, 1.0f / c->dt);
   int held = !grn_pbd_awake(d->iter, i) && !grn_pbd_wakes(d, c, i, disp);
   grn_move_grain(d, c, i, v, held ? grn_v3(0, 0, 0) : v, grn_v3(0, 0, 0));
+  for (int k = 0; k < d->npair[i]; k++) {
+    size_t slot = GRN_SLOT(k, i, d->cap);
+    float sign;
+    int p = grn_slot_pair(d->pair_ref[slot], &sign);
+    grnVec3 rot = grn_v3(0, 0, 0), t = rot;
+    if (p >= 0) {
+      size_t q = (size_t)p;
+      rot = grn_v3(d->cp_arm[2 * q], d->cp_arm[2 * q + 1], 0);
+      t = grn_scale(grn_load3(d->cp_mom + 3 * q), sign);
+    }
+    grn_store3(d->pair_rot + 3 * slot, rot);
+    grn_store3(d->pair_lin + 3 * slot, t);
+  }
 }
 
 #endif  // MJGRANULAR_GRN_CONTACT_PBD_H_

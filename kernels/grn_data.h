@@ -48,9 +48,9 @@ typedef enum grnArrayUnit_ {
 // for a new contact). one table for every model, read as each model's own: projected jacobi keeps
 // the accumulated impulse and angular impulse on the grain (the warm start); dem the tangential
 // spring's elongation (the grain's contact point against the partner's since the contact began)
-// and the rolling and torsional spring moments on the grain; pbd carries nothing (its shape
-// slots hold the substep's summed corrections, grnPbdSum, from zero each substep). the two slots
-// of a grain pair hold opposite values
+// and the rolling and torsional spring moments on the grain; pbd its impulses (grnPbdImpulse:
+// the tangential one on the grain in _lin, the normal and adhesive magnitudes in _rot), the warm
+// start. the two slots of a grain pair hold opposite vectors (pbd's magnitudes are the same)
 #define GRN_LAW_STATE(X)                                                                       \
   X(float, pair_lin, 3, grnUNIT_PAIR_SLOT, "pj: impulse [N s]; dem: tangential spring [m]")    \
   X(float, sc_lin, 3, grnUNIT_SHAPE_SLOT, "pj: impulse [N s]; dem: tangential spring [m]")     \
@@ -117,13 +117,13 @@ typedef enum grnArrayUnit_ {
   X(int, cp_partner, 1, grnUNIT_PAIR, "its partner")                                           \
   X(int, cp_slot, 1, grnUNIT_PAIR, "the solving grain's contact slot of the pair")             \
   X(float, cp_normal, 3, grnUNIT_PAIR, "unit normal, from partner toward grain")               \
-  X(float, cp_arm, 2, grnUNIT_PAIR, "distances to the contact point; pbd: grnPbdSum n, adh")   \
+  X(float, cp_arm, 2, grnUNIT_PAIR, "distances to the contact point; pbd: impulses n, adh")      \
   X(float, cp_target, 1, grnUNIT_PAIR, "normal relative velocity aimed at")                    \
   X(float, cp_bias_target, 1, grnUNIT_PAIR, "normal pseudo-velocity the baumgarte aims at")    \
-  X(float, cp_mass, 4, grnUNIT_PAIR, "pj: grnPjMass; pbd: grnPbdCoef and m*")                    \
+  X(float, cp_mass, 4, grnUNIT_PAIR, "pj: grnPjMass; pbd: m*, displacement per impulse")      \
   X(float, cp_reff, 1, grnUNIT_PAIR, "effective rolling radius r_i r_j / (r_i + r_j) [m]")     \
-  X(float, cp_imp, 3, grnUNIT_PAIR, "impulse on the grain (pj: so far) [N s]; pbd: correction") \
-  X(float, cp_mom, 3, grnUNIT_PAIR, "its rolling, torsional angular impulse; pbd: grnPbdSum t") \
+  X(float, cp_imp, 3, grnUNIT_PAIR, "impulse on the grain (pj: so far; pbd: its change) [N s]") \
+  X(float, cp_mom, 3, grnUNIT_PAIR, "its rolling, torsional angular impulse; pbd: tangential")  \
   X(float, cp_bias, 1, grnUNIT_PAIR, "accumulated baumgarte impulse [N s]; pbd: 1 if touching")
 
 #define GRN_DECLARE_ARRAY(type, name, width, unit, what) type* name;

@@ -84,7 +84,7 @@ static const mjgAttr kAttr[] = {
   // model pbd
   {"kinetic_friction", mjgREAL, NULL, "",      0,    1e3,       0, OFF(kinetic_friction),
    OFF(has_kinetic_friction), NULL},
-  {"error_reduction", mjgREAL, "0.5", "",      0,    1,         0, OFF(error_reduction),
+  {"error_reduction", mjgREAL, "0",   "",      0,    1,         0, OFF(error_reduction),
    OFF(has_error_reduction), NULL},
   {"sleep",      mjgREAL,    "0",     "m",     0,    1,         0, OFF(sleep), OFF(has_sleep),
    NULL},

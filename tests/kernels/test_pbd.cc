@@ -42,8 +42,8 @@ double Damping(const grnParams& p, double mass) {
 // gravity: the overlap x = r - z under a spring k and damper c, m x'' = -k x - c x', by implicit
 // euler (seed eq. 19): v' = (v + dt (-k x) / m) / (1 + dt c / m + dt^2 k / m), x' = x + dt v'
 // (v the overlap's rate). the model's heights follow this recurrence at any number of jacobi
-// passes (the iteration-independent factors of eq. 28), while the contact pushes (the recurrence's
-// force k x + c v stays >= 0; the model never pulls)
+// passes (a lone contact's newton step is exact, so the passes after the first change nothing),
+// while the contact pushes (the recurrence's force k x + c v stays >= 0; the model never pulls)
 TEST(Pbd, AContactIsASpringDamperByImplicitEulerAtAnyIterationCount) {
   const double k = 20, v0 = 0.1;
   for (int iterations : {1, 3, 10}) {
@@ -137,8 +137,7 @@ TEST(Pbd, FrictionIsStaticBelowTheStaticAngleAndKineticWhenSliding) {
 }
 
 // the impulse a body receives equals minus the momentum the grains got from it (newton's third
-// law through the position corrections): 16 grains, apart from each other (the seed's averaging
-// of corrections does not conserve momentum between grains, by design), fall from different
+// law through the position corrections): 16 grains, apart from each other, fall from different
 // heights onto a box (body 0), bounce and settle; over each advance their momentum change is
 // gravity's impulse minus the box's (its wrench times the advance's duration)
 TEST(Pbd, ABodyReceivesMinusTheImpulseItGivesTheGrains) {

@@ -6,17 +6,23 @@ Scene, parameters and why: scripts/p2_pile.py (the piles are its RUNS).
   adhesion (0 against 1000 Pa), 10 iterations, error reduction 0.5, static friction 0.6, on a
   soft soil (k = 100 N/m: adhesion acts on an area that grows with the overlap, so at the
   default stiffness 1000 Pa does nothing; see p2_pile.py).
-- Fig. 5: with 10 iterations, error reduction 0.5 leaves the angle closer to the 40-iteration
-  angle (without error reduction) than 10 iterations without it (default stiffness).
+- Fig. 5: with 10 iterations the pile stands within 4 degrees of the 40-iteration pile, with or
+  without error reduction, and error reduction 0.5 brings it to rest as 40 iterations do
+  (default stiffness).
 
-Each run is deterministic. How far a single angle moves with the pour's seed alone (seeds 1 and
-2, and 3 where run): Fig. 3 piles 20.7 / 21.5 (I), 49.2 / 50.8 (II), 43.1 / 42.9 (III); Fig. 5
-piles 37.3 / 34.8 / 34.2 (10 passes, error reduction), 29.7 / 28.7 (10 passes), 35.3 / 33.1 (40
-passes) degrees: at most 3.1 degrees, so a difference of two angles may move by about 6 degrees
-by chance. MARGIN (10 degrees) lies above that and at a third to a half of the effects measured
-(+28.5 and +29.3 degrees for kinetic friction, +22.4 and +21.4 for adhesion, seeds 1 and 2).
-Error reduction, seeds 1 and 2: 2.0 and 1.7 degrees from the 40-iteration angle, against 5.6
-and 4.4 without it.
+The seed's averaged corrections left 10 passes far from converged, which its error reduction made
+up for (measured with them: 10 passes 29.7 / 28.7 degrees, seeds 1 / 2, against 35.3 / 33.1 at
+40, and 37.3 / 34.8 with error reduction). The model's passes keep each contact's impulses from
+substep to substep (grn_contact_pbd.h), and 10 of them stand where 40 do: seeds 1 / 2, 10 passes
+39.9 / 39.5 degrees, 40 passes 39.0 / 40.5, with error reduction 38.7 / 37.5. What error
+reduction still does is settle the last grains: with it, as at 40 passes, the pile is at rest
+(p2_pile's test) within 0.7 s of the pour's end; without it the fastest grain still moves at
+0.066 / 0.17 m/s 2 s after.
+
+Each run is deterministic. Fig. 3 piles, seeds 1 / 2: 29.5 / 28.3 (I), 55.3 / 57.7 (II),
+46.4 / 51.9 (III) degrees: the rises are +25.8 / +29.4 (kinetic friction) and +16.9 / +23.6
+(adhesion), so MARGIN (10 degrees) lies under both by more than a single angle moves with the
+pour's seed (at most 5.5 degrees here).
 
 Uses the library at $MJGRANULAR_PLUGIN or build/plugin/libmjgranular.so (scripts/build.sh).
 """
@@ -31,19 +37,25 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
 import p2_pile  # noqa: E402
 
 MARGIN = 10.0  # [deg] a rise must exceed this (see the docstring)
+NEAR = 4.0  # [deg] 10 passes stand this near 40 (the seed's averaging missed by 4.4 to 5.6)
 
 _piles = {}
 
 
-def pile(name):
-  """the angle of pile `name` of p2_pile.RUNS [deg], poured once per session."""
+def poured(name):
+  """pile `name` of p2_pile.RUNS (p2_pile.pour's result), poured once per session."""
   if name not in _piles:
     p = p2_pile.params(**p2_pile.RUNS[name])
     r = p2_pile.pour(p)
     print("[ measure ] %s: %s" % (name, p2_pile.describe(p, r)), flush=True)
     assert r["angle"] is not None, "%s: no heap formed" % name
-    _piles[name] = r["angle"]
+    _piles[name] = r
   return _piles[name]
+
+
+def pile(name):
+  """the angle of pile `name` [deg]."""
+  return poured(name)["angle"]
 
 
 def test_angle_rises_with_kinetic_friction():
@@ -59,9 +71,12 @@ def test_angle_rises_with_adhesion():
   assert wet > dry + MARGIN
 
 
-def test_error_reduction_approaches_more_iterations():
+def test_ten_passes_stand_near_forty_and_error_reduction_brings_them_to_rest():
   er, plain, many = pile("fig5_10_er"), pile("fig5_10"), pile("fig5_40")
   print("[ measure ] angle at 10 iterations with / without error reduction 0.5: %.1f / %.1f deg, "
         "at 40 iterations without: %.1f deg (off by %.1f / %.1f)"
         % (er, plain, many, abs(er - many), abs(plain - many)))
-  assert abs(er - many) < abs(plain - many)
+  assert abs(plain - many) < NEAR
+  assert abs(er - many) < NEAR
+  assert poured("fig5_40")["at_rest"]
+  assert poured("fig5_10_er")["at_rest"]
