@@ -25,6 +25,10 @@ from mjgranular.scenes import models_dir, scene, scenes
 from mjgranular.state import (Grains, contact_arrays, grains, radius, state_part, substeps,
                               timestep)
 
+__all__ = ["Bed", "Grains", "PLUGIN_NAME", "PluginCopyError", "contact_arrays", "grains",
+           "library", "load_bed", "load_plugin", "models_dir", "plugin_path", "radius", "save_bed",
+           "scene", "scenes", "state_part", "substeps", "timestep"]
+
 # the environments are registered whenever gymnasium is there to take them
 if importlib.util.find_spec("gymnasium") is not None:
     from mjgranular import envs

@@ -20,7 +20,8 @@ _PACKAGE_DIR = pathlib.Path(__file__).resolve().parent
 # an editable install runs this file from the checkout's scripts/mjgranular/
 _CHECKOUT_BUILD = _PACKAGE_DIR.parent.parent / "build" / "plugin" / LIBRARY_FILE
 
-_loaded = None
+_loaded = None     # the library this process holds, once known
+_requested = None  # the path a load_plugin(path) call asks for while it imports mujoco
 
 
 def plugin_path():
@@ -43,13 +44,18 @@ def load_plugin(path=None):
     mj_loadPluginLibrary or by an earlier call), it is used if it is the file asked for (a link
     to it is), and a copy at another path is refused with PluginCopyError naming both files.
     MuJoCo would register the plugin twice, a fatal error that aborts a C host."""
-    global _loaded
+    global _loaded, _requested
     path = pathlib.Path(path) if path is not None else plugin_path()
     if not path.is_file():
         raise FileNotFoundError(
             f"mjgranular plugin not found at {path}: `pip install` builds it into the package; "
             "in a checkout, build it with scripts/build.sh; or set MJGRANULAR_PLUGIN to the file")
-    import mujoco  # a first import runs on_import_mujoco, which may load a copy
+    # mujoco's first import runs on_import_mujoco: it loads this path, not plugin_path()
+    _requested = path
+    try:
+        import mujoco
+    finally:
+        _requested = None
     loaded = _loaded or _already_loaded()
     if loaded is None:
         mujoco.mj_loadPluginLibrary(str(path))
@@ -68,14 +74,14 @@ def load_plugin(path=None):
 def on_import_mujoco():
     """The `mujoco.plugins` entry point, called at the end of `import mujoco`: makes
     mjgranular.terrain available. A copy mujoco already holds (its plugin folder) is kept; else
-    plugin_path() is loaded when it exists. An editable install not yet built has no library:
+    plugin_path() (or the path of the load_plugin call importing mujoco) is loaded when it exists. An editable install not yet built has no library:
     nothing is loaded then, and load_plugin() says what is missing. A MJGRANULAR_PLUGIN that
     names no file raises, which mujoco reports as a warning naming this entry point."""
     global _loaded
     _loaded = _loaded or _already_loaded()
     if _loaded is not None:
         return
-    path = plugin_path()
+    path = _requested or plugin_path()
     if path.is_file() or os.environ.get("MJGRANULAR_PLUGIN"):
         load_plugin(path)
 

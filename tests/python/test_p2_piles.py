@@ -1,6 +1,6 @@
 """The P2 seed's pile experiments through MuJoCo with model pbd (CPU backend): 2,000 grains
-poured onto a flat rough floor, the pile's angle measured by scripts/repose.py's heap_profile.
-Scene, parameters and why: scripts/p2_pile.py (the piles are its RUNS).
+poured onto a flat rough floor, the pile's angle measured by scripts/bench/repose.py's heap_profile.
+Scene, parameters and why: scripts/bench/p2_pile.py (the piles are its RUNS).
 
 - Fig. 3: the angle rises with the kinetic friction angle (5 against 30 degrees) and with
   adhesion (0 against 1000 Pa), 10 iterations, error reduction 0.5, static friction 0.6, on a
@@ -18,17 +18,14 @@ by chance. MARGIN (10 degrees) lies above that and at a third to a half of the e
 Error reduction, seeds 1 and 2: 2.0 and 1.7 degrees from the 40-iteration angle, against 5.6
 and 4.4 without it.
 
-Uses the library at $MJGRANULAR_PLUGIN or build/plugin/libmjgranular.so (scripts/build.sh).
+Uses the library at $MJGRANULAR_PLUGIN, else the installed package's (mjgranular.plugin_path()).
 """
 
 import os
-import pathlib
-import sys
 
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
-import p2_pile  # noqa: E402
+import p2_pile
 
 MARGIN = 10.0  # [deg] a rise must exceed this (see the docstring)
 
