@@ -121,7 +121,7 @@ def test_load_plugin_of_a_path_before_mujoco_loads_that_one(tmp_path):
     copy = tmp_path / "libmjgranular_copy.so"
     shutil.copy(mjgranular.plugin_path().resolve(), copy)
     code = f"""
-import mjgranular, mujoco
+import mjgranular
 print(mjgranular.load_plugin({str(copy)!r}), mjgranular.loader._already_loaded())
 """
     assert in_a_fresh_process(code) == f"{copy} {copy}"
