@@ -2,8 +2,8 @@
 
 Loads the package's scene "sandbox" (models/sandbox.xml; `import mujoco` has loaded the plugin),
 steps it for a few simulated seconds while printing a progress bar (simulated time, grains, speed
-as a multiple of real time), then renders the final state offscreen (OSMesa unless MUJOCO_GL says otherwise) to a
-PNG file and prints its path.
+as a multiple of real time), then renders the final state offscreen (OSMesa unless MUJOCO_GL
+says otherwise) to a PNG file and prints its path.
 
   .venv/bin/python scripts/examples/demo.py --seconds 2 --out out/sandbox.png
 """
