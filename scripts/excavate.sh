@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # the Franka excavation: sets up (the Panda's packages too), builds, installs the plot packages,
-# then runs scripts/examples/excavate.py (51,156 grains; --quick for 5,460) and writes plots and frames.
+# then runs scripts/examples/excavate.py (51,156 grains; --quick for 5,460) and writes plots and
+# frames.
 # extra args go to scripts/examples/excavate.py, e.g. scripts/excavate.sh --quick --out out/dig
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

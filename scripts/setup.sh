@@ -34,9 +34,9 @@ if ! "$venv/bin/python" -c "$pinned_ok" "mujoco==$MJGRANULAR_MUJOCO_VERSION" $MJ
   echo "setup: installing mujoco==$MJGRANULAR_MUJOCO_VERSION $MJGRANULAR_PY_PACKAGES into .venv"
   "$venv/bin/pip" install -q --disable-pip-version-check "mujoco==$MJGRANULAR_MUJOCO_VERSION" $MJGRANULAR_PY_PACKAGES
 fi
-# the Panda's model (scripts/examples/panda.py): both packages pinned, without their dependencies (gym-hil's
-# gym, pygame, ... are not needed for its model files); then one try to fetch the Menagerie's own
-# archive, which fails on machines without GitHub access: they use gym-hil's copy
+# the Panda's model (scripts/examples/panda.py): both packages pinned, without their dependencies
+# (gym-hil's gym, pygame, ... are not needed for its model files); then one try to fetch the
+# Menagerie's own archive, which fails on machines without GitHub access: they use gym-hil's copy
 if ! "$venv/bin/python" -c "$pinned_ok" $MJGRANULAR_PANDA_PY_PACKAGES 2>/dev/null; then
   echo "setup: installing $MJGRANULAR_PANDA_PY_PACKAGES into .venv (without dependencies)"
   "$venv/bin/pip" install -q --disable-pip-version-check --no-deps $MJGRANULAR_PANDA_PY_PACKAGES

@@ -480,8 +480,9 @@ class Bench:
     return [r for r in rows if "unavailable" not in r]
 
   def bodies(self):
-    """seeds' fig. 9 (left): the gear tower (scripts/examples/gear_tower.py, plugin and mujoco stepping
-    included) with each count of gears, one timed run per count after an untimed warm-up."""
+    """seeds' fig. 9 (left): the gear tower (scripts/examples/gear_tower.py, plugin and mujoco
+    stepping included) with each count of gears, one timed run per count after an untimed
+    warm-up."""
     a = self.a
     self.say("bodies: gear tower of %d grains with %s gears, %g s timed after %g s each"
              % (a.body_grains, a.body_counts, a.body_time, a.body_settle))
@@ -951,7 +952,8 @@ def report(res, out, made):
   bod = res["bodies"]
   if bod:
     L.append("## Scaling with the number of bodies (mjgranular, CPU)\n")
-    L.append("The seeds' Fig. 9 (left) on their own scene: the gear tower (`scripts/examples/gear_tower.py`, "
+    L.append("The seeds' Fig. 9 (left) on their own scene: the gear tower "
+             "(`scripts/examples/gear_tower.py`, "
              "as `models/gear_tower.xml` but with k gears): helical gears spinning on velocity "
              "servos, two per layer, in a tube above an orifice plate, about %d grains of radius "
              "4 mm falling through them round a vertical cyclic boundary, the gears two-way "

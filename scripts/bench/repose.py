@@ -3,7 +3,8 @@
 
     .venv/bin/python scripts/bench/repose.py                 # mu_r 0, 0.1, 0.3, both codes
     .venv/bin/python scripts/bench/repose.py --quick         # 1000 grains, faster lift (smoke test)
-    .venv/bin/python scripts/bench/repose.py --codes mjgranular --plugin build/plugin/libmjgranular.so
+    .venv/bin/python scripts/bench/repose.py --codes mjgranular \
+        --plugin build/plugin/libmjgranular.so
 
 Writes OUT/repose.md (also printed), OUT/repose.json and OUT/repose.png (OUT: --out,
 default out/repose); LIGGGHTS' inputs, logs and dumps go to OUT/work.
@@ -479,7 +480,8 @@ def report(res, out):
   rows = [r for r in res["runs"]]
   sc = res["scene"]
   L = ["# Angle of repose: mjgranular against LIGGGHTS\n",
-       "Written by `scripts/bench/repose.py%s` on %s. %d grains of radius %g mm, density %g kg/m^3, "
+       "Written by `scripts/bench/repose.py%s` on %s. %d grains of radius %g mm, "
+       "density %g kg/m^3, "
        "sliding friction %g (grain-grain, floor, cylinder), rolling friction mu_r between grains "
        "and on the floor, no torsional friction. Column: a cylinder of radius %.0f mm filled "
        "from a shared random loose set and let settle (column about %.0f mm tall), then %s; "

@@ -4,8 +4,8 @@
           and one with adhesion 0 (set in the config before compiling): the bank that stands and
           is cut, against the sand that ran out from under the gate
   franka  the scoop lifted and held, from two runs of scripts/examples/excavate.py (dry and --soil
-          cohesive): their snapshot "hold" in the scene scripts/examples/excavate_media.py rebuilds, seen
-          from above the bucket's open side
+          cohesive): their snapshot "hold" in the scene scripts/examples/excavate_media.py rebuilds,
+          seen from above the bucket's open side
 
   .venv/bin/python scripts/examples/cohesive_media.py cut --out scripts/media/cohesive_cut.png
   .venv/bin/python scripts/examples/excavate.py --quick --no-media

@@ -1,8 +1,8 @@
 """Scripted excavation with the Franka Panda: approach, penetrate, drag, lift, hold, dump.
 
-Builds the scene of scripts/examples/franka_scene.py, lets the bed settle while the scoop waits high above
-the sand box, then drives the scoop along a Cartesian path (the middle of the bucket, and its pitch)
-by differential inverse kinematics: each step the joint velocity command is the damped least
+Builds the scene of scripts/examples/franka_scene.py, lets the bed settle while the scoop waits high
+above the sand box, then drives the scoop along a Cartesian path (the middle of the bucket, and its
+pitch) by differential inverse kinematics: each step the joint velocity command is the damped least
 squares solution of the path's velocity plus a feedback on the pose error, sent to the joint
 velocity actuators. Over time it records the grains in the scoop (centres inside the bucket's
 inner volume grown by a grain radius through its open front and top, in the bucket's frame) and their mass, the granular wrench on the scoop (sensor
@@ -17,13 +17,13 @@ at c), averaged over the lift and over the hold. It compares it too with the wei
 grains the scoop carries (`carried`: also those heaped over its rim and stuck to its outside,
 which cohesive soil adds).
 
-  .venv/bin/python scripts/examples/excavate.py                 # 51,156 grains: about 4 s simulated
-  .venv/bin/python scripts/examples/excavate.py --quick         # 5,460 grains, for CI
-  .venv/bin/python scripts/examples/excavate.py --quick --soil cohesive   # the same grains with adhesion
+  .venv/bin/python scripts/examples/excavate.py                  # 51,156 grains: 4 s simulated
+  .venv/bin/python scripts/examples/excavate.py --quick          # 5,460 grains, for CI
+  .venv/bin/python scripts/examples/excavate.py --quick --soil cohesive   # with adhesion
 Writes into --out (out/excavate; out/excavate_cohesive for cohesive soil): excavate.json
 (figures), excavate.npz (time series, snapshots of the arm and the grains), then
-(scripts/examples/excavate_media.py) excavate.png and mass.png (plots), strip.png (frames), excavate.gif
-(with --gif).
+(scripts/examples/excavate_media.py) excavate.png and mass.png (plots), strip.png (frames),
+excavate.gif (with --gif).
 """
 
 import argparse

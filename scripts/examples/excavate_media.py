@@ -1,8 +1,8 @@
-"""Plots, frame strip and animation of a scripts/examples/excavate.py run (matplotlib, Pillow, OSMesa).
+"""Plots, frame strip and animation of an excavate.py run (matplotlib, Pillow, OSMesa).
 
 Reads the run's excavate.json and excavate.npz (figures, time series, snapshots of the arm and the
-grains), renders the snapshots in the scene rebuilt by scripts/examples/franka_scene.py, and writes into
-the run's folder:
+grains), renders the snapshots in the scene rebuilt by scripts/examples/franka_scene.py, and writes
+into the run's folder:
   excavate.png   grains in the scoop and their mass, granular force on the scoop, joint torques
                  with and without sand over the lift and hold, torque difference against J^T m g
   mass.png       the scooped mass over time (the README's plot)

@@ -1,9 +1,9 @@
 """Composes the Franka excavation scene with MuJoCo's model editing API (mujoco.MjSpec).
 
 Three parts, none of them a copy of another: the stage (models/franka_excavation.xml: sand box,
-terrain plugin, cameras), the Panda from MuJoCo Menagerie (scripts/examples/panda.py: the arm without its
-hand, from the pinned package that holds it), and the scoop (models/franka_scoop.xml, its mesh
-written by scripts/examples/make_scoop.py). This module
+terrain plugin, cameras), the Panda from MuJoCo Menagerie (scripts/examples/panda.py: the arm
+without its hand, from the pinned package that holds it), and the scoop (models/franka_scoop.xml,
+its mesh written by scripts/examples/make_scoop.py). This module
 - welds the scoop to the Panda's flange (body "attachment") and the Panda to the stage's frame
   "panda_base", prefixing the Panda's names with "panda/" (body "panda/scoop", joints
   "panda/joint1" .. "panda/joint7", sites "panda/tip" and "panda/bucket");
@@ -20,8 +20,8 @@ written by scripts/examples/make_scoop.py). This module
   adhesion, in the default contact model): SOILS, the one place that says which terrain keys
   each soil sets.
 
-  python3 scripts/examples/franka_scene.py --bed quick          # compiles it, prints a summary
-  python3 scripts/examples/franka_scene.py --bed full --xml out/franka_excavation.xml   # writes the MJCF
+  python3 scripts/examples/franka_scene.py --bed quick      # compiles it, prints a summary
+  python3 scripts/examples/franka_scene.py --bed full --xml out/franka_excavation.xml  # the MJCF
 """
 
 import argparse

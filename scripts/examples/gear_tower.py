@@ -136,8 +136,8 @@ def scene_xml(gears=8, grains=20000, radius=0.004, max_speed=2 * math.pi, seed=0
   return f"""<!-- gear tower: {gears} helical gears spinning in a tube of inner radius {BORE} m above a
      plate with an orifice, {lay['grains']} grains of radius {radius} m falling through them and
      draining through the orifice; the bottom of the column (z = {zlo:g}) is joined to its top
-     (z = {zhi:.4g}) by the cyclic boundary. Written by scripts/examples/gear_tower.py (do not edit; run
-     it with other --gears / --grains for other sizes). Needs the mjgranular plugin library.
+     (z = {zhi:.4g}) by the cyclic boundary. Written by scripts/examples/gear_tower.py (do not edit;
+     run it with other --gears / --grains for other sizes). Needs the mjgranular plugin library.
      Gear speeds [rad/s], seed {seed}: {speed_list} -->
 <mujoco model="gear_tower">
   <option timestep="{TIMESTEP:g}" integrator="implicitfast"/>

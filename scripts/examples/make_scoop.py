@@ -5,9 +5,9 @@ joined by a rounded heel, closed on both sides by side plates. All walls have th
 Every edge is shared by exactly two triangles that run along it in opposite directions and the
 enclosed volume is positive (outward normals); the script checks both before writing.
 
-  python3 scripts/examples/make_scoop.py                     # writes models/assets/scoop.obj
-  python3 scripts/examples/make_scoop.py --check             # exit 1 if the committed file differs
-  python3 scripts/examples/make_scoop.py --preset franka     # the Panda's scoop, models/assets/franka_scoop.obj
+  python3 scripts/examples/make_scoop.py                  # writes models/assets/scoop.obj
+  python3 scripts/examples/make_scoop.py --check          # exit 1 if the committed file differs
+  python3 scripts/examples/make_scoop.py --preset franka  # the Panda's: assets/franka_scoop.obj
   python3 scripts/examples/make_scoop.py --out /tmp/s.obj --length 0.12 --segments 16
 
 Only the Python standard library is used. Lengths are in metres, in the scoop's own frame:

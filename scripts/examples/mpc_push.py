@@ -13,8 +13,8 @@ stops short of the sand scores better than standing still, and the search has no
 
 Prints the cost over the iterations, then the cost reached against doing nothing for as long.
 
-  .venv/bin/python scripts/examples/mpc_push.py            # about 1.5 s simulated, a few minutes on CPU
-  .venv/bin/python scripts/examples/mpc_push.py --quick    # a short run (tests/python/test_mpc_push.py)
+  .venv/bin/python scripts/examples/mpc_push.py          # 1.5 s simulated, a few minutes on CPU
+  .venv/bin/python scripts/examples/mpc_push.py --quick  # short (tests/python/test_mpc_push.py)
 """
 
 import argparse

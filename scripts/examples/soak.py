@@ -1,8 +1,8 @@
 """Soak: the Franka excavation on the quick bed, digging over and over for a wall time.
 
-The bed settles once with the scoop waiting above the box, as in scripts/examples/excavate.py; then cycle
-after cycle the arm digs excavate.py's path (approach, penetrate, drag, curl, lift, hold, dump,
-pour) from the surface as it is at the cycle's start, and returns to the waiting pose. Watched
+The bed settles once with the scoop waiting above the box, as in scripts/examples/excavate.py; then
+cycle after cycle the arm digs excavate.py's path (approach, penetrate, drag, curl, lift, hold,
+dump, pour) from the surface as it is at the cycle's start, and returns to the waiting pose. Watched
 at every step:
 - NaN events: steps after which qpos, qvel or a grain's position or velocity is not finite, or
   MuJoCo reset the data (its time went back); MuJoCo's warnings (bad qpos / qvel / qacc) and

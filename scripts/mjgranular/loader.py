@@ -74,9 +74,10 @@ def load_plugin(path=None):
 def on_import_mujoco():
     """The `mujoco.plugins` entry point, called at the end of `import mujoco`: makes
     mjgranular.terrain available. A copy mujoco already holds (its plugin folder) is kept; else
-    plugin_path() (or the path of the load_plugin call importing mujoco) is loaded when it exists. An editable install not yet built has no library:
-    nothing is loaded then, and load_plugin() says what is missing. A MJGRANULAR_PLUGIN that
-    names no file raises, which mujoco reports as a warning naming this entry point."""
+    plugin_path(), or the path of the load_plugin call importing mujoco, is loaded when it
+    exists. An editable install not yet built has no library: nothing is loaded then, and
+    load_plugin() says what is missing. A MJGRANULAR_PLUGIN that names no file raises, which
+    mujoco reports as a warning naming this entry point."""
     global _loaded
     _loaded = _loaded or _already_loaded()
     if _loaded is not None:

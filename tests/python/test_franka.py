@@ -1,4 +1,4 @@
-"""The Franka excavation scene (scripts/examples/franka_scene.py) and its dig (scripts/examples/excavate.py).
+"""The Franka excavation scene (scripts/examples/franka_scene.py) and its dig (excavate.py).
 
 - the composed scene loads and steps on the quick bed: the Menagerie Panda with the scoop welded
   to its flange, joint velocity actuators, the scoop coupled with the sand;

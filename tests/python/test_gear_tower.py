@@ -1,4 +1,4 @@
-"""The gear tower scene (scripts/examples/gear_tower.py, models/gear_tower.xml) at CI size (CPU backend):
+"""The gear tower scene (scripts/examples/gear_tower.py, models/gear_tower.xml) at CI size (CPU):
 the committed scene and meshes are what the scripts write, and a small tower loads and runs with
 its gears at their drawn speeds and every grain kept inside the cyclic column.
 
@@ -27,7 +27,8 @@ def test_committed_scene_is_what_the_script_writes():
 
 def test_committed_meshes_are_what_the_script_writes():
   # the script also checks each mesh is closed, consistently oriented and of positive volume
-  run = subprocess.run([sys.executable, str(ROOT / "scripts" / "examples" / "make_gear_tower.py"), "--check"],
+  script = ROOT / "scripts" / "examples" / "make_gear_tower.py"
+  run = subprocess.run([sys.executable, str(script), "--check"],
                        capture_output=True, text=True)
   assert run.returncode == 0, run.stdout + run.stderr
 

@@ -1,7 +1,7 @@
 """`python -m mjgranular.render` offscreen (OSMesa unless MUJOCO_GL says otherwise): it writes PNG
-frames and an mp4, the grains show in the picture (a bed against the same scene with an empty bed), and the
-colouring option reaches the plugin (a bed at rest is sand-coloured by height, cold blue by
-speed).
+frames and an mp4, the grains show in the picture (a bed against the same scene with an empty
+bed), and the colouring option reaches the plugin (a bed at rest is sand-coloured by height,
+cold blue by speed).
 
 Uses the library at $MJGRANULAR_PLUGIN, else the installed package's (mjgranular.plugin_path()).
 """

@@ -1,7 +1,7 @@
 """The bulldozing task as a Gymnasium environment (GranularGym section III-A) on models/bulldozer.xml.
 
     from mjgranular.envs.bulldozer import BulldozerEnv
-    env = BulldozerEnv(grains=2000)       # or gymnasium.make("mjgranular/Bulldozer-v0", grains=2000)
+    env = BulldozerEnv(grains=2000)    # or gymnasium.make("mjgranular/Bulldozer-v0", grains=2000)
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
 
