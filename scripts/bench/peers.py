@@ -489,9 +489,10 @@ class Bench:
     self.results["load"]["bodies_before"] = load()
     rows = []
     for k in a.body_counts.split(","):
-      cmd = [sys.executable, os.path.join(ROOT, "scripts", "gear_tower.py"), "--gears", k,
-             "--grains", str(a.body_grains), "--warmup", "%g" % a.body_settle,
-             "--seconds", "%g" % a.body_time, "--backend", "cpu", "--json"]
+      script = os.path.join(ROOT, "scripts", "examples", "gear_tower.py")
+      cmd = [sys.executable, script, "--gears", k, "--grains", str(a.body_grains),
+             "--warmup", "%g" % a.body_settle, "--seconds", "%g" % a.body_time,
+             "--backend", "cpu", "--json"]
       rc, _, text = run(cmd, self.env_mjg, ROOT, self.a.timeout, self.log)
       got = json_lines(text)
       if rc != 0 or not got:
