@@ -18,6 +18,7 @@ Modules: loader (finding and loading the library), state (plugin_state views), b
 """
 
 import importlib.util
+import warnings
 
 from mjgranular.bedfile import Bed, load_bed, save_bed
 from mjgranular.loader import PLUGIN_NAME, PluginCopyError, library, load_plugin, plugin_path
@@ -29,7 +30,12 @@ __all__ = ["Bed", "Grains", "PLUGIN_NAME", "PluginCopyError", "contact_arrays", 
            "library", "load_bed", "load_plugin", "models_dir", "plugin_path", "radius", "save_bed",
            "scene", "scenes", "state_part", "substeps", "timestep"]
 
-# the environments are registered whenever gymnasium is there to take them
+# the environments are registered whenever gymnasium is there to take them; a gymnasium that
+# fails to import must not keep `import mujoco` (this package's entry point) from the plugin
 if importlib.util.find_spec("gymnasium") is not None:
-    from mjgranular import envs
-    envs.register()
+    try:
+        from mjgranular import envs
+        envs.register()
+    except Exception as err:  # noqa: BLE001
+        warnings.warn(f"mjgranular: gymnasium environments not registered: {err!r}",
+                      RuntimeWarning)
