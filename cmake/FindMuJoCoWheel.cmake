@@ -3,7 +3,14 @@
 file(STRINGS "${PROJECT_SOURCE_DIR}/scripts/versions.sh" _pin REGEX "^MJGRANULAR_MUJOCO_VERSION=")
 string(REGEX REPLACE "^MJGRANULAR_MUJOCO_VERSION=" "" MJGRANULAR_MUJOCO_VERSION "${_pin}")
 
-set(MUJOCO_PYTHON "${PROJECT_SOURCE_DIR}/.venv/bin/python" CACHE FILEPATH
+# pip install (scikit-build-core) builds with the python it runs, which holds the pinned mujoco as
+# a build requirement; elsewhere the python of scripts/setup.sh's .venv
+if(SKBUILD)
+  set(_mj_python "${Python_EXECUTABLE}")
+else()
+  set(_mj_python "${PROJECT_SOURCE_DIR}/.venv/bin/python")
+endif()
+set(MUJOCO_PYTHON "${_mj_python}" CACHE FILEPATH
     "python whose mujoco wheel provides headers and library")
 if(NOT MUJOCO_INCLUDE_DIR OR NOT MUJOCO_LIBRARY)
   if(NOT EXISTS "${MUJOCO_PYTHON}")

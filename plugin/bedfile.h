@@ -1,5 +1,5 @@
 // initial beds saved from earlier runs (the `bed_file` key): a small versioned binary format,
-// written by save_bed in scripts/mjgranular.py and read here. All numbers little-endian:
+// written by save_bed in scripts/mjgranular/bedfile.py and read here. All numbers little-endian:
 //
 //   offset       size     content
 //   0            8        magic "MJGBED" followed by two zero bytes

@@ -1,5 +1,5 @@
 // the few functions libmjgranular.so exports by name, besides registering its plugins: for the
-// Python helpers (scripts/mjgranular.py, through ctypes) and for tests.
+// Python helpers (scripts/mjgranular/, through ctypes) and for tests.
 #ifndef MJGRANULAR_PLUGIN_EXPORT_H_
 #define MJGRANULAR_PLUGIN_EXPORT_H_
 

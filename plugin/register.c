@@ -1,5 +1,8 @@
 // registers the mjgranular.terrain plugin and its sensors (mjgranular.heightmap,
 // mjgranular.wrench) with MuJoCo when libmjgranular.so is loaded.
+#include <omp.h>
+#include <pthread.h>
+
 #include <mujoco/mujoco.h>
 
 #include "config.h"
@@ -7,7 +10,16 @@
 #include "terrain.h"
 #include "wrench.h"
 
+// a forked child holds none of the parent's openmp pool threads, and libgomp's next parallel
+// region there waits for them forever (python's multiprocessing forks: gymnasium's async vector
+// envs): the child computes on one thread
+static void mjg_after_fork_in_child(void) {
+  omp_set_num_threads(1);
+}
+
 mjPLUGIN_LIB_INIT(mjgranular) {
+  pthread_atfork(NULL, NULL, mjg_after_fork_in_child);
+
   // attribute names from the config table
   static const char* attributes[64];
   int nattribute = mjg_config_nattribute();

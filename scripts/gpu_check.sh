@@ -126,6 +126,11 @@ build_kit() {
     [ -n "$f" ] || die "no wheel for $n in $cache"
     cp "$f" "$kit/wheels/"
   done
+  # the mjgranular package itself, python files and scenes only (wheel.cmake=false): the tests
+  # take the kit's library through MJGRANULAR_PLUGIN
+  "$py" -m pip wheel -q --disable-pip-version-check --no-build-isolation --no-deps \
+        -C wheel.cmake=false -w "$kit/wheels" "$root" >"$build.wheels.log" 2>&1 \
+    || { cat "$build.wheels.log"; die "pip wheel of the mjgranular package failed"; }
 
   write_manifest "$nvcc"
   echo "gpu_check: --build-only done in $((SECONDS - t0)) s; on the gpu machine, from the repository root:"
@@ -354,9 +359,9 @@ for line in open(sys.argv[1]):
 
 # the settling scene of scripts/bench.sh on cuda, both models, against LIGGGHTS' cpu figures
 settle_bench() {
-  "$py" - "$kit/bin/bench_settle" "$work/settle" "$STEP_LIMIT" "$results_md" "$backend" <<'EOF'
+  PYTHONPATH="scripts/bench${PYTHONPATH:+:$PYTHONPATH}" \
+    "$py" - "$kit/bin/bench_settle" "$work/settle" "$STEP_LIMIT" "$results_md" "$backend" <<'EOF'
 import json, math, os, subprocess, sys, time
-sys.path.insert(0, "scripts/bench")
 import peers  # the scene's constants and its measures, as scripts/bench.sh uses them
 exe, work, limit, out, backend = sys.argv[1:6]
 deadline = time.time() + float(limit) - 30  # no new run that could not finish in the step's time
@@ -420,7 +425,7 @@ step settle 150 40 "settling scene on cuda (pj, dem) against LIGGGHTS" -- settle
 
 # the franka excavation (full bed) in x real time, with the plugin's default backend (auto: cuda)
 franka() {
-  "$py" scripts/excavate.py --no-media --out "$work/excavate"
+  "$py" scripts/examples/excavate.py --no-media --out "$work/excavate"
 }
 export -f franka
 step franka 150 60 "Franka excavation, 51,156 grains, x real time" -- franka
@@ -441,8 +446,7 @@ deterministic() {
   "$py" - "$results_md" "$backend" <<'EOF'
 import sys, time
 import mujoco
-sys.path.insert(0, "scripts")
-import mjgranular
+import mjgranular  # the kit's wheel; MJGRANULAR_PLUGIN names the kit's library
 mjgranular.load_plugin()
 XML = """<mujoco><option timestep="0.005"/><extension><plugin plugin="mjgranular.terrain">
 <instance name="sand"><config key="fill" value="-0.25 -0.25 0.004 0.25 0.25 0.2"/>

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # installs what a fresh debian machine lacks to build and test mjgranular; safe to run again.
-# apt: cmake, g++, googletest, openmp.  python: a venv in .venv with the pinned mujoco + numpy.
+# apt: cmake, g++, googletest, openmp.  python: a venv in .venv with the pinned mujoco + numpy
+# and the mjgranular package (editable).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/scripts/versions.sh"
@@ -33,12 +34,34 @@ if ! "$venv/bin/python" -c "$pinned_ok" "mujoco==$MJGRANULAR_MUJOCO_VERSION" $MJ
   echo "setup: installing mujoco==$MJGRANULAR_MUJOCO_VERSION $MJGRANULAR_PY_PACKAGES into .venv"
   "$venv/bin/pip" install -q --disable-pip-version-check "mujoco==$MJGRANULAR_MUJOCO_VERSION" $MJGRANULAR_PY_PACKAGES
 fi
-# the Panda's model (scripts/panda.py): both packages pinned, without their dependencies (gym-hil's
-# gym, pygame, ... are not needed for its model files); then one try to fetch the Menagerie's own
-# archive, which fails on machines without GitHub access: they use gym-hil's copy
+# the Panda's model (scripts/examples/panda.py): both packages pinned, without their dependencies
+# (gym-hil's gym, pygame, ... are not needed for its model files); then one try to fetch the
+# Menagerie's own archive, which fails on machines without GitHub access: they use gym-hil's copy
 if ! "$venv/bin/python" -c "$pinned_ok" $MJGRANULAR_PANDA_PY_PACKAGES 2>/dev/null; then
   echo "setup: installing $MJGRANULAR_PANDA_PY_PACKAGES into .venv (without dependencies)"
   "$venv/bin/pip" install -q --disable-pip-version-check --no-deps $MJGRANULAR_PANDA_PY_PACKAGES
-  timeout 120 "$venv/bin/python" "$root/scripts/panda.py" --fetch || true
+  timeout 120 "$venv/bin/python" "$root/scripts/examples/panda.py" --fetch || true
+fi
+# the mjgranular package, editable from this checkout and not compiled here (wheel.cmake=false):
+# its python is scripts/mjgranular/, its scenes models/, its library the one scripts/build.sh
+# writes to build/plugin/ (one build for the tests and the package). scikit-build-core, its build
+# backend, is pinned too; reinstalled when the package is not this checkout's or its entry points
+# differ from pyproject.toml's
+if ! "$venv/bin/python" -c "$pinned_ok" $MJGRANULAR_BUILD_PY_PACKAGES 2>/dev/null; then
+  echo "setup: installing $MJGRANULAR_BUILD_PY_PACKAGES into .venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check $MJGRANULAR_BUILD_PY_PACKAGES
+fi
+installed_here='import importlib.metadata as md, importlib.util, pathlib, sys, tomllib
+root = pathlib.Path(sys.argv[1])
+spec = importlib.util.find_spec("mjgranular")
+want = tomllib.loads((root / "pyproject.toml").read_text())["project"]["entry-points"]
+have = {g: {e.name: e.value for e in md.entry_points(group=g) if e.dist.name == "mjgranular"}
+        for g in want}
+sys.exit(spec is None or pathlib.Path(spec.origin).parent != root / "scripts" / "mjgranular"
+         or have != want)'
+if ! "$venv/bin/python" -c "$installed_here" "$root" 2>/dev/null; then
+  echo "setup: installing the mjgranular package into .venv (editable)"
+  "$venv/bin/pip" install -q --disable-pip-version-check --no-build-isolation --no-deps \
+    -C wheel.cmake=false -e "$root"
 fi
 "$venv/bin/python" -c "import mujoco; print('setup: mujoco', mujoco.__version__, 'ready')"

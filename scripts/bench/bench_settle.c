@@ -18,7 +18,8 @@
 //   loops    seeds' fig. 6: the same column timed with split collide / resolve passes and with
 //            one loop (grnParams.one_loop).
 //   skin     the same column timed at each neighbour-list skin (grnParams.skin, radii).
-//   (seeds' fig. 9, left, is the gear tower itself: scripts/gear_tower.py, run by peers.py)
+//   (seeds' fig. 9, left, is the gear tower itself: scripts/examples/gear_tower.py, run by
+//   peers.py)
 //
 //   bench_settle init   --grains N --out FILE --width W --height H [--seed U]
 //   bench_settle settle --in FILE --out FILE --width W --time T [material]

@@ -480,17 +480,19 @@ class Bench:
     return [r for r in rows if "unavailable" not in r]
 
   def bodies(self):
-    """seeds' fig. 9 (left): the gear tower (scripts/gear_tower.py, plugin and mujoco stepping
-    included) with each count of gears, one timed run per count after an untimed warm-up."""
+    """seeds' fig. 9 (left): the gear tower (scripts/examples/gear_tower.py, plugin and mujoco
+    stepping included) with each count of gears, one timed run per count after an untimed
+    warm-up."""
     a = self.a
     self.say("bodies: gear tower of %d grains with %s gears, %g s timed after %g s each"
              % (a.body_grains, a.body_counts, a.body_time, a.body_settle))
     self.results["load"]["bodies_before"] = load()
     rows = []
     for k in a.body_counts.split(","):
-      cmd = [sys.executable, os.path.join(ROOT, "scripts", "gear_tower.py"), "--gears", k,
-             "--grains", str(a.body_grains), "--warmup", "%g" % a.body_settle,
-             "--seconds", "%g" % a.body_time, "--backend", "cpu", "--json"]
+      script = os.path.join(ROOT, "scripts", "examples", "gear_tower.py")
+      cmd = [sys.executable, script, "--gears", k, "--grains", str(a.body_grains),
+             "--warmup", "%g" % a.body_settle, "--seconds", "%g" % a.body_time,
+             "--backend", "cpu", "--json"]
       rc, _, text = run(cmd, self.env_mjg, ROOT, self.a.timeout, self.log)
       got = json_lines(text)
       if rc != 0 or not got:
@@ -951,7 +953,8 @@ def report(res, out, made):
   bod = res["bodies"]
   if bod:
     L.append("## Scaling with the number of bodies (mjgranular, CPU)\n")
-    L.append("The seeds' Fig. 9 (left) on their own scene: the gear tower (`scripts/gear_tower.py`, "
+    L.append("The seeds' Fig. 9 (left) on their own scene: the gear tower "
+             "(`scripts/examples/gear_tower.py`, "
              "as `models/gear_tower.xml` but with k gears): helical gears spinning on velocity "
              "servos, two per layer, in a tube above an orifice plate, about %d grains of radius "
              "4 mm falling through them round a vertical cyclic boundary, the gears two-way "

@@ -2,7 +2,8 @@
 // as a terrain's config and init read it: mjg_bedfile_info, then mjg_bedfile_read at the file's
 // own radius, at the capacity key count defaults to and at a larger one, for both contact models.
 // The reader takes a path: the bytes go into a memory file (memfd) named by /proc/self/fd.
-// Seeds (corpus_bedfile/): beds of 6 settled grains saved by save_bed (scripts/mjgranular.py),
+// Seeds (corpus_bedfile/): beds of 6 settled grains saved by save_bed
+// (scripts/mjgranular/bedfile.py),
 // projected jacobi and dem with their contacts, one without, and a version 1 file made from the
 // first (its grains and the contact arrays version 1 has).
 #define _GNU_SOURCE

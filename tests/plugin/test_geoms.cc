@@ -162,8 +162,8 @@ TEST(Geoms, GridTooFineForAMeshIsRefusedNamingSdfCell) {
 }
 
 TEST(Geoms, ScoopModelLoadsAndItsMeshPushesGrains) {
-  // the scoop mesh (scripts/make_scoop.py) gets its grid when the model loads; driven into the
-  // bed it pushes the grains and feels them
+  // the scoop mesh (scripts/examples/make_scoop.py) gets its grid when the model loads; driven into
+  // the bed it pushes the grains and feels them
   mjg_test::LoadPlugin();
   char err[1024] = "";
   auto t0 = std::chrono::steady_clock::now();

@@ -2,19 +2,16 @@
 mjgranular.save_bed, a new model starts from it (config key bed_file) with exactly the saved
 grains, and continues as the saved run did, bit for bit.
 
-Uses the library at $MJGRANULAR_PLUGIN or build/plugin/libmjgranular.so (scripts/build.sh).
+Uses the library at $MJGRANULAR_PLUGIN, else the installed package's (mjgranular.plugin_path()).
 """
 
-import pathlib
-import sys
 
 import numpy as np
 import pytest
 
 import mujoco
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
-import mjgranular  # noqa: E402
+import mjgranular
 
 WORLD = """
     <geom name="floor" type="plane" size="0.3 0.3 0.05"/>

@@ -1,13 +1,13 @@
-"""scripts/bulldozer_env.py on models/bulldozer.xml with small piles (CPU backend): the reward
-against values worked out by hand, the Gymnasium API, the observations against the grains they
-come from, and the dozer following its body-frame command while it pushes the pile.
+"""mjgranular.envs.bulldozer on models/bulldozer.xml with small piles (CPU backend): the reward
+against values worked out by hand, the Gymnasium API, gymnasium.make and make_vec (async: in
+processes) by the id `import mjgranular` registers, the observations against the grains they come
+from, and the dozer following its body-frame command while it pushes the pile.
 
-Uses the library at $MJGRANULAR_PLUGIN or build/plugin/libmjgranular.so (scripts/build.sh).
+Uses the library at $MJGRANULAR_PLUGIN, else the installed package's (mjgranular.plugin_path()).
 """
 
 import math
-import pathlib
-import sys
+import os
 
 import numpy as np
 import pytest
@@ -15,9 +15,8 @@ import pytest
 import gymnasium
 from gymnasium.utils.env_checker import check_env
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
-import bulldozer_env  # noqa: E402
-from bulldozer_env import BulldozerEnv, goal_reward  # noqa: E402
+from mjgranular.envs import bulldozer as bulldozer_env
+from mjgranular.envs.bulldozer import BulldozerEnv, goal_reward
 
 R = 0.004  # grain radius of models/bulldozer.xml
 
@@ -114,9 +113,49 @@ def test_gymnasium_api(env):
   assert flags == [False, False, False, True]
 
 
-def test_registered_with_gymnasium():
+SMALL = dict(grains=300, max_steps=2, settle=0.05, backend="cpu")  # a quick environment
+
+
+def test_gymnasium_make_after_import():
+  # registered by `import mjgranular` (this module imported it), by module path
   spec = gymnasium.spec("mjgranular/Bulldozer-v0")
-  assert spec.entry_point is BulldozerEnv
+  assert spec.entry_point == "mjgranular.envs.bulldozer:BulldozerEnv"
+  env = gymnasium.make("mjgranular/Bulldozer-v0", **SMALL)
+  try:
+    assert isinstance(env.unwrapped, BulldozerEnv)
+    obs, _ = env.reset(seed=0)
+    assert env.observation_space.contains(obs)
+    obs, reward, terminated, truncated, info = env.step([1.0, 0.0])
+    assert info["grains"] == env.unwrapped._grains.count > 200
+    assert obs["sky"].max() > 0  # the grains are there: the height map sees them
+  finally:
+    env.close()
+
+
+@pytest.mark.parametrize("context", [None, "spawn"])
+def test_gymnasium_make_vec_runs_environments_in_processes(context):
+  """Each environment in its own process; with "spawn" the workers start from nothing, so
+  `import mujoco` there (through the registered entry point) is what loads the plugin."""
+  vec = gymnasium.make_vec("mjgranular/Bulldozer-v0", num_envs=2, vectorization_mode="async",
+                           vector_kwargs={"context": context}, **SMALL)
+  try:
+    pids = {p.pid for p in vec.processes}
+    assert len(pids) == 2 and os.getpid() not in pids
+    obs, info = vec.reset(seed=[0, 1])
+    assert obs["sky"].shape == (2, 36, 72) and obs["pose"].shape == (2, 3)
+    assert not np.array_equal(obs["pose"][0], obs["pose"][1])  # start poses from their seeds
+    obs, reward, terminated, truncated, info = vec.step(np.ones((2, 2), dtype=np.float32))
+    assert reward.shape == (2,) and np.all(np.isfinite(reward))
+    assert np.all(info["grains"] > 200) and np.all(obs["sky"].max(axis=(1, 2)) > 0)
+    # each worker steps what one environment in this process would
+    one = BulldozerEnv(**SMALL)
+    try:
+      alone, _ = one.reset(seed=1)
+      np.testing.assert_array_equal(alone["pose"], vec.reset(seed=[0, 1])[0]["pose"][1])
+    finally:
+      one.close()
+  finally:
+    vec.close()
 
 
 def test_dozer_follows_its_heading_and_pushes_the_pile(env):

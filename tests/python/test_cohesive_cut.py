@@ -6,19 +6,17 @@ The keyframe "cut" with the blade held back: the gate sinks at 30 cm/s and is un
 face, and over the next second the top tenth of the grains moves less than one grain radius;
 with `adhesion` 0 (set in the config before compiling) over a hundred grains run out that far.
 
-Uses the library at $MJGRANULAR_PLUGIN or build/plugin/libmjgranular.so (scripts/build.sh).
+Uses the library at $MJGRANULAR_PLUGIN, else the installed package's (mjgranular.plugin_path()).
 """
 
 import pathlib
-import sys
 
 import numpy as np
 
 import mujoco
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-import mjgranular  # noqa: E402
+import mjgranular
 
 MODEL = ROOT / "models" / "cohesive_cut.xml"
 GATE_GONE = 0.8     # the gate is under the floor [s]

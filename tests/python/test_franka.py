@@ -1,4 +1,4 @@
-"""The Franka excavation scene (scripts/franka_scene.py) and its dig (scripts/excavate.py).
+"""The Franka excavation scene (scripts/examples/franka_scene.py) and its dig (excavate.py).
 
 - the composed scene loads and steps on the quick bed: the Menagerie Panda with the scoop welded
   to its flange, joint velocity actuators, the scoop coupled with the sand;
@@ -25,10 +25,9 @@ import pytest
 import mujoco
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-import excavate  # noqa: E402
-import franka_scene  # noqa: E402
-import mjgranular  # noqa: E402
+import excavate
+import franka_scene
+import mjgranular
 
 P = franka_scene.PREFIX
 
@@ -138,7 +137,7 @@ def test_held_scoop_of_grains_needs_their_weight_in_joint_torque():
 
 def test_excavate_quick_picks_up_grains(tmp_path):
     env = dict(os.environ, OMP_WAIT_POLICY="passive")
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "excavate.py"), "--quick",
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "examples" / "excavate.py"), "--quick",
                     "--no-media", "--out", str(tmp_path)], check=True, env=env, timeout=3000)
     summary = json.loads((tmp_path / "excavate.json").read_text())
     assert summary["grains"] == 5460

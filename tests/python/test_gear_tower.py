@@ -1,8 +1,8 @@
-"""The gear tower scene (scripts/gear_tower.py, models/gear_tower.xml) at CI size (CPU backend):
+"""The gear tower scene (scripts/examples/gear_tower.py, models/gear_tower.xml) at CI size (CPU):
 the committed scene and meshes are what the scripts write, and a small tower loads and runs with
 its gears at their drawn speeds and every grain kept inside the cyclic column.
 
-Uses the library at $MJGRANULAR_PLUGIN or build/plugin/libmjgranular.so (scripts/build.sh).
+Uses the library at $MJGRANULAR_PLUGIN, else the installed package's (mjgranular.plugin_path()).
 """
 
 import math
@@ -17,9 +17,8 @@ import numpy as np
 import mujoco
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-import gear_tower  # noqa: E402
-import mjgranular  # noqa: E402
+import gear_tower
+import mjgranular
 
 
 def test_committed_scene_is_what_the_script_writes():
@@ -28,7 +27,8 @@ def test_committed_scene_is_what_the_script_writes():
 
 def test_committed_meshes_are_what_the_script_writes():
   # the script also checks each mesh is closed, consistently oriented and of positive volume
-  run = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_gear_tower.py"), "--check"],
+  script = ROOT / "scripts" / "examples" / "make_gear_tower.py"
+  run = subprocess.run([sys.executable, str(script), "--check"],
                        capture_output=True, text=True)
   assert run.returncode == 0, run.stdout + run.stderr
 

@@ -1,15 +1,12 @@
-"""scripts/mpc_push.py --quick: predictive sampling over rollouts restored with mj_setState
+"""scripts/examples/mpc_push.py --quick: predictive sampling over rollouts restored with mj_setState
 (FULLPHYSICS) plans blade pushes that leave the sand measurably closer to the target region than
 leaving the blade still for as long, and closer than it started.
 
-Uses the library at $MJGRANULAR_PLUGIN or build/plugin/libmjgranular.so (scripts/build.sh).
+Uses the library at $MJGRANULAR_PLUGIN, else the installed package's (mjgranular.plugin_path()).
 """
 
-import pathlib
-import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
-import mpc_push  # noqa: E402
+import mpc_push
 
 
 def test_planned_pushes_beat_doing_nothing(capsys):

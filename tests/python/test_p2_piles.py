@@ -1,6 +1,6 @@
 """The P2 seed's pile experiments through MuJoCo with model pbd (CPU backend): 2,000 grains
-poured onto a flat rough floor, the pile's angle measured by scripts/repose.py's heap_profile.
-Scene, parameters and why: scripts/p2_pile.py (the piles are its RUNS).
+poured onto a flat rough floor, the pile's angle measured by scripts/bench/repose.py's heap_profile.
+Scene, parameters and why: scripts/bench/p2_pile.py (the piles are its RUNS).
 
 - Fig. 3: the angle rises with the kinetic friction angle (5 against 30 degrees) and with
   adhesion (0 against 1000 Pa), 10 iterations, error reduction 0.5, static friction 0.6, on a
@@ -24,17 +24,14 @@ Each run is deterministic. Fig. 3 piles, seeds 1 / 2: 29.5 / 28.3 (I), 55.3 / 57
 (adhesion), so MARGIN (10 degrees) lies under both by more than a single angle moves with the
 pour's seed (at most 5.5 degrees here).
 
-Uses the library at $MJGRANULAR_PLUGIN or build/plugin/libmjgranular.so (scripts/build.sh).
+Uses the library at $MJGRANULAR_PLUGIN, else the installed package's (mjgranular.plugin_path()).
 """
 
 import os
-import pathlib
-import sys
 
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
-import p2_pile  # noqa: E402
+import p2_pile
 
 MARGIN = 10.0  # [deg] a rise must exceed this (see the docstring)
 NEAR = 4.0  # [deg] 10 passes stand this near 40 (the seed's averaging missed by 4.4 to 5.6)

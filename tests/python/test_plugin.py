@@ -1,7 +1,7 @@
 """The plugin from Python (CPU backend): loading it, numpy views of plugin_state, copies and
 mujoco.rollout across threads giving each rollout what stepping it alone gives, bit for bit.
 
-Uses the library at $MJGRANULAR_PLUGIN or build/plugin/libmjgranular.so (scripts/build.sh).
+Uses the library at $MJGRANULAR_PLUGIN, else the installed package's (mjgranular.plugin_path()).
 """
 
 import os
@@ -16,8 +16,7 @@ import pytest
 import mujoco
 import mujoco.rollout
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
-import mjgranular  # noqa: E402
+import mjgranular
 
 FULL = mujoco.mjtState.mjSTATE_FULLPHYSICS.value
 
@@ -80,38 +79,79 @@ def test_load_plugin_once():
 def test_missing_library_is_reported(monkeypatch, tmp_path):
     monkeypatch.setenv("MJGRANULAR_PLUGIN", str(tmp_path / "nope.so"))
     assert mjgranular.plugin_path() == tmp_path / "nope.so"
-    monkeypatch.setattr(mjgranular, "_loaded", None)
-    with pytest.raises(FileNotFoundError):
+    monkeypatch.setattr(mjgranular.loader, "_loaded", None)
+    with pytest.raises(FileNotFoundError, match="nope.so"):
         mjgranular.load_plugin()
 
 
-SCRIPTS = pathlib.Path(__file__).resolve().parents[2] / "scripts"
-
-
-def load_in_a_fresh_process(first, second):
-    """In a new python process: mujoco loads the library at `first` (as its plugin folder or
-    mj_loadPluginLibrary would), then mjgranular.load_plugin(second); what happened, one line."""
-    code = f"""
-import sys
-sys.path.insert(0, {str(SCRIPTS)!r})
-import mujoco, mjgranular
-mujoco.mj_loadPluginLibrary({str(first)!r})
-try:
-    print("loaded", mjgranular.load_plugin({str(second)!r}))
-except mjgranular.PluginCopyError as e:
-    print("refused", e)
-"""
-    env = dict(os.environ, OMP_WAIT_POLICY="passive")
+def in_a_fresh_process(code, **env):
+    """Runs python code in a new process (environment: this one's plus env); its output."""
+    env = dict(os.environ, OMP_WAIT_POLICY="passive", **env)
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                          timeout=120)
     assert run.returncode == 0, run.stderr
     return run.stdout.strip()
 
 
-def test_a_second_copy_is_refused_naming_both_paths(tmp_path):
+def test_import_mujoco_alone_loads_the_plugin():
+    """mujoco calls the package's entry point in its `mujoco.plugins` group on import: a model
+    using mjgranular.terrain compiles with no other call, and the library is plugin_path()'s."""
+    code = f"""
+import sys
+import mujoco
+m = mujoco.MjModel.from_xml_string({SCENE!r})
+d = mujoco.MjData(m)
+mujoco.mj_step(m, d)
+print(m.nplugin, sys.modules["mjgranular.loader"]._loaded)
+"""
+    nplugin, loaded = in_a_fresh_process(code).splitlines()[-1].split(" ", 1)
+    assert nplugin == "1"
+    assert pathlib.Path(loaded) == mjgranular.plugin_path()
+
+
+def test_importing_mjgranular_leaves_mujoco_unimported():
+    """So a script can still choose MUJOCO_GL, or a copy of the library, after importing it."""
+    code = "import sys, mjgranular; print('mujoco' in sys.modules, mjgranular.loader._loaded)"
+    assert in_a_fresh_process(code) == "False None"
+
+
+def test_load_plugin_of_a_path_before_mujoco_loads_that_one(tmp_path):
+    """load_plugin(path) as a process's first use of mujoco: the import's entry point loads that
+    path, not plugin_path(), so there is one copy and no refusal."""
+    copy = tmp_path / "libmjgranular_copy.so"
+    shutil.copy(mjgranular.plugin_path().resolve(), copy)
+    code = f"""
+import mjgranular
+print(mjgranular.load_plugin({str(copy)!r}), mjgranular.loader._already_loaded())
+"""
+    assert in_a_fresh_process(code) == f"{copy} {copy}"
+
+
+def load_in_a_fresh_process(first, second, how):
+    """In a new python process, mujoco holds the library at `first`, then
+    mjgranular.load_plugin(second); what happened, one line. how: "folder" (loaded before
+    `import mujoco`, as mujoco loads its plugin folder before the entry points) or "env"
+    (MJGRANULAR_PLUGIN names it: the entry point loads it)."""
+    code = f"""
+import ctypes
+if {how == "folder"}:
+    ctypes.CDLL({str(first)!r})
+import mujoco, mjgranular
+try:
+    print("loaded", mjgranular.load_plugin({str(second)!r}))
+except mjgranular.PluginCopyError as e:
+    print("refused", e)
+"""
+    env = {"MJGRANULAR_PLUGIN": str(first)} if how == "env" else {}
+    return in_a_fresh_process(code, **env)
+
+
+@pytest.mark.parametrize("how", ["folder", "env"])
+def test_a_second_copy_is_refused_naming_both_paths(tmp_path, how):
     """MuJoCo aborts a C host that loads a second copy of the library (its plugins are already
     registered); load_plugin refuses one with an exception that names both files, whatever the
-    copy's name, and a link to the loaded file is the same library."""
+    copy's name, and a link to the loaded file is the same library. The entry point keeps a copy
+    mujoco loaded from its plugin folder rather than load its own."""
     original = mjgranular.plugin_path().resolve()
     copy = tmp_path / "libmjgranular.so"
     renamed = tmp_path / "libmjgranular_old.so"
@@ -121,11 +161,11 @@ def test_a_second_copy_is_refused_naming_both_paths(tmp_path):
     link.parent.mkdir()
     link.symlink_to(original)
     for first, second in ((original, copy), (copy, original), (renamed, original)):
-        said = load_in_a_fresh_process(first, second)
+        said = load_in_a_fresh_process(first, second, how)
         assert said.startswith("refused"), (first, second, said)
         assert str(first) in said and str(second) in said, said
-    assert load_in_a_fresh_process(original, link).startswith("loaded")
-    assert load_in_a_fresh_process(original, original).startswith("loaded")
+    assert load_in_a_fresh_process(original, link, how).startswith("loaded")
+    assert load_in_a_fresh_process(original, original, how).startswith("loaded")
 
 
 def test_views_follow_the_state(model):

@@ -1,13 +1,12 @@
-"""scripts/render.py offscreen (OSMesa unless MUJOCO_GL says otherwise): it writes PNG frames and
-an mp4, the grains show in the picture (a bed against the same scene with an empty bed), and the
-colouring option reaches the plugin (a bed at rest is sand-coloured by height, cold blue by
-speed).
+"""`python -m mjgranular.render` offscreen (OSMesa unless MUJOCO_GL says otherwise): it writes PNG
+frames and an mp4, the grains show in the picture (a bed against the same scene with an empty
+bed), and the colouring option reaches the plugin (a bed at rest is sand-coloured by height,
+cold blue by speed).
 
-Uses the library at $MJGRANULAR_PLUGIN or build/plugin/libmjgranular.so (scripts/build.sh).
+Uses the library at $MJGRANULAR_PLUGIN, else the installed package's (mjgranular.plugin_path()).
 """
 
 import os
-import pathlib
 import subprocess
 import sys
 
@@ -15,8 +14,6 @@ import numpy as np
 import pytest
 from PIL import Image
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-RENDER = ROOT / "scripts" / "render.py"
 
 # a grey floor seen from above, a bed of a few hundred grains filling the middle of the view;
 # {bed} is the terrain's config
@@ -42,13 +39,13 @@ EMPTY = '<config key="count" value="10"/>'
 
 
 def render(tmp_path, name, bed, *args):
-  """Runs render.py on the scene with the given bed; the folder it wrote."""
+  """Runs mjgranular.render on the scene with the given bed; the folder it wrote."""
   model = tmp_path / f"{name}.xml"
   model.write_text(SCENE.format(bed=bed))
   out = tmp_path / name
   env = dict(os.environ)
   env.setdefault("MUJOCO_GL", "osmesa")
-  cmd = [sys.executable, str(RENDER), str(model), "--seconds", "0.02", "--fps", "50",
+  cmd = [sys.executable, "-m", "mjgranular.render", str(model), "--seconds", "0.02", "--fps", "50",
          "--size", "160x120", "--camera", "top", "--out", str(out), *args]
   result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
   assert result.returncode == 0, result.stdout + result.stderr

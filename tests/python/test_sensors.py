@@ -8,20 +8,17 @@
   at the body's centre of mass, mj_solveM), for the free box exactly m dv = (m g + F) h, and
   with the body resting on the sand it carries on average its weight.
 
-Uses the library at $MJGRANULAR_PLUGIN or build/plugin/libmjgranular.so (scripts/build.sh).
+Uses the library at $MJGRANULAR_PLUGIN, else the installed package's (mjgranular.plugin_path()).
 """
 
 import math
-import pathlib
-import sys
 
 import numpy as np
 import pytest
 
 import mujoco
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
-import mjgranular  # noqa: E402
+import mjgranular
 
 RADIUS = 0.004
 FILL_Z = (0.0, 0.05)  # fill box heights: a lattice of L layers

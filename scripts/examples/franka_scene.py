@@ -1,9 +1,9 @@
 """Composes the Franka excavation scene with MuJoCo's model editing API (mujoco.MjSpec).
 
 Three parts, none of them a copy of another: the stage (models/franka_excavation.xml: sand box,
-terrain plugin, cameras), the Panda from MuJoCo Menagerie (scripts/panda.py: the arm without its
-hand, from the pinned package that holds it), and the scoop (models/franka_scoop.xml, its mesh
-written by scripts/make_scoop.py). This module
+terrain plugin, cameras), the Panda from MuJoCo Menagerie (scripts/examples/panda.py: the arm
+without its hand, from the pinned package that holds it), and the scoop (models/franka_scoop.xml,
+its mesh written by scripts/examples/make_scoop.py). This module
 - welds the scoop to the Panda's flange (body "attachment") and the Panda to the stage's frame
   "panda_base", prefixing the Panda's names with "panda/" (body "panda/scoop", joints
   "panda/joint1" .. "panda/joint7", sites "panda/tip" and "panda/bucket");
@@ -20,20 +20,18 @@ written by scripts/make_scoop.py). This module
   adhesion, in the default contact model): SOILS, the one place that says which terrain keys
   each soil sets.
 
-  python3 scripts/franka_scene.py --bed quick          # compiles it, prints a summary
-  python3 scripts/franka_scene.py --bed full --xml out/franka_excavation.xml   # writes the MJCF
+  python3 scripts/examples/franka_scene.py --bed quick      # compiles it, prints a summary
+  python3 scripts/examples/franka_scene.py --bed full --xml out/franka_excavation.xml  # the MJCF
 """
 
 import argparse
 import os
-import sys
 
 import mujoco
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import panda  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))  # the repository
 STAGE = os.path.join(ROOT, "models", "franka_excavation.xml")
 TOOL = os.path.join(ROOT, "models", "franka_scoop.xml")
 PREFIX = "panda/"
@@ -101,7 +99,7 @@ def _actuate(spec):
 
 def build(bed="full", soil="dry"):
   """(spec, source): the composed scene with the given bed and soil, and the line naming the
-  Panda's source (scripts/panda.py)."""
+  Panda's source (scripts/examples/panda.py)."""
   if bed not in BEDS:
     raise ValueError(f"bed '{bed}': must be one of {', '.join(BEDS)}")
   if soil not in SOILS:

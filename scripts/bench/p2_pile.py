@@ -3,9 +3,10 @@
 rough floor, the pile's angle measured by repose.heap_profile (the same method as the repose
 experiment against LIGGGHTS).
 
-    .venv/bin/python scripts/p2_pile.py                    # every pile of RUNS (tests/python/
-    .venv/bin/python scripts/p2_pile.py --run fig3_I       #   test_p2_piles.py), or one of them
-    .venv/bin/python scripts/p2_pile.py --kinetic 30 --stiffness 100 --seed 2   # any other pile
+    # every pile of RUNS (tests/python/test_p2_piles.py), or one of them, or any other pile
+    .venv/bin/python scripts/bench/p2_pile.py
+    .venv/bin/python scripts/bench/p2_pile.py --run fig3_I
+    .venv/bin/python scripts/bench/p2_pile.py --kinetic 30 --stiffness 100 --seed 2
 
 The pour: an empty bed of `grains` capacity (config key count). Every `batch_dt` seconds up to
 `batch` grains are placed by random sequential addition (seeded; centres more than 2.1 radii from
@@ -49,14 +50,11 @@ model no longer uses; the RUNS' angles now: tests/python/test_p2_piles.py):
 import argparse
 import math
 import os
-import sys
 import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import repose  # noqa: E402  (heap_profile, the angle; RADIUS, Z_FLOOR_LAYER, V_REST, CHECK)
+import repose  # (heap_profile, the angle; RADIUS, Z_FLOOR_LAYER, V_REST, CHECK)
 
 RADIUS = repose.RADIUS    # grain radius [m]: heap_profile's bins are this wide
 DENSITY = 2500.0          # [kg/m^3]

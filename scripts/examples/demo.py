@@ -1,11 +1,11 @@
 """Runs a granular scene headless through the mjgranular plugin and renders its final state.
 
-Loads build/plugin/libmjgranular.so into mujoco, loads models/sandbox.xml, steps it for a few
-simulated seconds while printing a progress bar (simulated time, grains, speed as a multiple of
-real time), then renders the final state offscreen (OSMesa unless MUJOCO_GL says otherwise) to a
-PNG file and prints its path.
+Loads the package's scene "sandbox" (models/sandbox.xml; `import mujoco` has loaded the plugin),
+steps it for a few simulated seconds while printing a progress bar (simulated time, grains, speed
+as a multiple of real time), then renders the final state offscreen (OSMesa unless MUJOCO_GL
+says otherwise) to a PNG file and prints its path.
 
-  .venv/bin/python scripts/demo.py --seconds 2 --out out/sandbox.png
+  .venv/bin/python scripts/examples/demo.py --seconds 2 --out out/sandbox.png
 """
 
 import argparse
@@ -27,16 +27,15 @@ os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import mjgranular  # noqa: E402  (the plugin_state layout, once)
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))  # the repository
 
 
 def parse_args():
   p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   p.add_argument("--seconds", type=float, default=2.0, help="simulated time [s] (default 2)")
-  p.add_argument("--model", default=os.path.join(ROOT, "models", "sandbox.xml"))
-  p.add_argument("--plugin", default=os.path.join(ROOT, "build", "plugin", "libmjgranular.so"))
+  p.add_argument("--model", default="sandbox", help="MJCF file or a scene's name (sandbox)")
   p.add_argument("--out", default=os.path.join(ROOT, "out", "sandbox.png"), help="PNG to write")
   p.add_argument("--camera", default="overview", help="camera name in the model")
   p.add_argument("--width", type=int, default=1280)
@@ -57,11 +56,11 @@ def bar(done, total, width=30):
 
 def main():
   args = parse_args()
-  if not os.path.exists(args.plugin):
-    sys.exit(f"demo: no plugin at {args.plugin}: run scripts/build.sh")
+  if not os.path.isfile(args.model):
+    args.model = mjgranular.scene(args.model)
 
-  # the plugin, then the scene
-  mjgranular.load_plugin(args.plugin)
+  # the plugin (loaded by `import mujoco` already; this says what is missing, if anything)
+  mjgranular.load_plugin()
   spec = mujoco.MjSpec.from_file(args.model)
   m = spec.compile()
   d = mujoco.MjData(m)

@@ -1,13 +1,15 @@
 """Renders a granular scene offscreen to PNG frames and an mp4 video.
 
-Loads the mjgranular plugin (scripts/mjgranular.py), compiles the model (optionally with the
+Loads the mjgranular plugin, compiles the model (optionally with the
 grain colouring of every terrain instance replaced), steps it for the given simulated time and
 renders a frame every 1/fps seconds of simulated time from the given camera. Frames go to
 OUT/frame_00000.png ..., the video to OUT/video.mp4 (H.264 through the ffmpeg binary that the
 imageio-ffmpeg wheel ships). Prints the time spent simulating and rendering per frame.
 
-  .venv/bin/python scripts/render.py models/scoop.xml --seconds 2 --fps 30 --size 640x480 \\
+  python -m mjgranular.render scoop --seconds 2 --fps 30 --size 640x480 \\
       --camera overview --color speed --key push --out out/scoop
+
+MODEL is an MJCF file or the name of a scene of the package (mjgranular.scenes()).
 
 OpenGL: --gl, else $MUJOCO_GL, else egl where a GPU device node exists and osmesa (software, no
 display needed) elsewhere.
@@ -22,7 +24,7 @@ import time
 
 def parse_args(argv=None):
   p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-  p.add_argument("model", help="MJCF file")
+  p.add_argument("model", help="MJCF file, or a scene's name (sandbox, scoop, ...)")
   p.add_argument("--seconds", type=float, default=2.0, help="simulated time [s] (default 2)")
   p.add_argument("--fps", type=float, default=30.0, help="frames per simulated second (30)")
   p.add_argument("--size", default="640x480", help="WIDTHxHEIGHT in pixels (640x480)")
@@ -35,7 +37,8 @@ def parse_args(argv=None):
   p.add_argument("--key", default="", help="keyframe to start from (name or id)")
   p.add_argument("--no-video", action="store_true", help="write PNG frames only")
   p.add_argument("--gl", choices=("egl", "osmesa", "glfw"), help="OpenGL backend")
-  p.add_argument("--plugin", help="libmjgranular.so (default: mjgranular.plugin_path())")
+  p.add_argument("--plugin", help="libmjgranular.so (default: $MJGRANULAR_PLUGIN, else the "
+                 "package's)")
   args = p.parse_args(argv)
   try:
     args.width, args.height = (int(v) for v in args.size.lower().split("x"))
@@ -48,6 +51,11 @@ def parse_args(argv=None):
   if args.seconds < 0 or args.fps <= 0:
     p.error("--seconds must be >= 0 and --fps > 0")
   return args
+
+
+def model_path(mjgranular, model):
+  """An MJCF file as given, else the package's scene of that name."""
+  return model if os.path.isfile(model) else mjgranular.scene(model)
 
 
 def choose_gl(requested):
@@ -99,14 +107,16 @@ def main(argv=None):
   gl = choose_gl(args.gl)
   # openmp threads that sleep at barriers (other work on the machine); read when the plugin loads
   os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+  if args.plugin:  # the copy `import mujoco` loads
+    os.environ["MJGRANULAR_PLUGIN"] = os.path.abspath(args.plugin)
   import mujoco  # noqa: E402 (after MUJOCO_GL)
   import numpy as np  # noqa: E402
   from PIL import Image  # noqa: E402
 
-  sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
   import mjgranular  # noqa: E402
 
-  mjgranular.load_plugin(args.plugin)
+  mjgranular.load_plugin()
+  args.model = model_path(mjgranular, args.model)
   m = compile_model(mujoco, args.model, args.color, args.color_range)
   d = mujoco.MjData(m)
   if args.key:

@@ -1,8 +1,8 @@
 """Scripted excavation with the Franka Panda: approach, penetrate, drag, lift, hold, dump.
 
-Builds the scene of scripts/franka_scene.py, lets the bed settle while the scoop waits high above
-the sand box, then drives the scoop along a Cartesian path (the middle of the bucket, and its pitch)
-by differential inverse kinematics: each step the joint velocity command is the damped least
+Builds the scene of scripts/examples/franka_scene.py, lets the bed settle while the scoop waits high
+above the sand box, then drives the scoop along a Cartesian path (the middle of the bucket, and its
+pitch) by differential inverse kinematics: each step the joint velocity command is the damped least
 squares solution of the path's velocity plus a feedback on the pose error, sent to the joint
 velocity actuators. Over time it records the grains in the scoop (centres inside the bucket's
 inner volume grown by a grain radius through its open front and top, in the bucket's frame) and their mass, the granular wrench on the scoop (sensor
@@ -17,20 +17,19 @@ at c), averaged over the lift and over the hold. It compares it too with the wei
 grains the scoop carries (`carried`: also those heaped over its rim and stuck to its outside,
 which cohesive soil adds).
 
-  .venv/bin/python scripts/excavate.py                 # 51,156 grains: about 4 s simulated
-  .venv/bin/python scripts/excavate.py --quick         # 5,460 grains, for CI
-  .venv/bin/python scripts/excavate.py --quick --soil cohesive   # the same grains with adhesion
+  .venv/bin/python scripts/examples/excavate.py                  # 51,156 grains: 4 s simulated
+  .venv/bin/python scripts/examples/excavate.py --quick          # 5,460 grains, for CI
+  .venv/bin/python scripts/examples/excavate.py --quick --soil cohesive   # with adhesion
 Writes into --out (out/excavate; out/excavate_cohesive for cohesive soil): excavate.json
 (figures), excavate.npz (time series, snapshots of the arm and the grains), then
-(scripts/excavate_media.py) excavate.png and mass.png (plots), strip.png (frames), excavate.gif
-(with --gif).
+(scripts/examples/excavate_media.py) excavate.png and mass.png (plots), strip.png (frames),
+excavate.gif (with --gif).
 """
 
 import argparse
 import json
 import math
 import os
-import sys
 import time
 
 os.environ.setdefault("MUJOCO_GL", "osmesa")
@@ -41,15 +40,14 @@ os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import franka_scene  # noqa: E402
 import make_scoop  # noqa: E402
 import mjgranular  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))  # the repository
 P = franka_scene.PREFIX
 
-# the bucket's inner volume, bucket frame (scripts/make_scoop.py's franka preset)
+# the bucket's inner volume, bucket frame (scripts/examples/make_scoop.py's franka preset)
 LENGTH, WIDTH, HEIGHT, WALL, HEEL, _ = make_scoop.PRESETS["franka"][2]
 
 # the dig, as targets for the middle of the bucket (site "centre") and its pitch [deg] (positive:
@@ -213,7 +211,7 @@ def parse_args():
   p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   p.add_argument("--quick", action="store_true", help="the quick bed (5,460 grains), for CI")
   p.add_argument("--soil", choices=sorted(franka_scene.SOILS), default="dry",
-                 help="dry sand, or cohesive soil (scripts/franka_scene.py's SOILS) (dry)")
+                 help="dry sand, or cohesive soil (scripts/examples/franka_scene.py's SOILS) (dry)")
   p.add_argument("--settle", type=float, default=0.5, help="settling time of the bed [s] (0.5)")
   p.add_argument("--out", help="output folder (out/excavate, or out/excavate_SOIL)")
   p.add_argument("--no-media", action="store_true", help="no plots, frames or video")

@@ -3,7 +3,7 @@
 A tall tube (models/assets/tower.obj) holds a stack of helical gears (models/assets/gear.obj) on
 horizontal axles, two per layer side by side, each layer turned 90 degrees from the one below,
 above a plate with a round orifice (models/assets/plate.obj; all three from
-scripts/make_gear_tower.py). Every gear spins at its own speed, drawn uniformly from
+scripts/examples/make_gear_tower.py). Every gear spins at its own speed, drawn uniformly from
 [-max_speed, max_speed] by a seeded generator and held by a velocity servo (a general actuator
 whose affine bias gives the torque kv (speed - qvel), so the scene runs with no controller)
 through a drive of large inertia (joint armature: a motor's rotor seen through its gearbox), so
@@ -18,9 +18,9 @@ gears faster with every turn round the column; in a trial they passed 12 m/s wit
 This script writes the scene's MJCF for a gear count and a grain count, and runs it to measure
 its speed:
 
-  python3 scripts/gear_tower.py --write models/gear_tower.xml       # the committed scene
-  .venv/bin/python scripts/gear_tower.py --gears 16 --grains 50000 --warmup 1 --seconds 0.5
-  .venv/bin/python scripts/gear_tower.py --gears 2 --grains 300 --seconds 0.02   # CI size
+  python3 scripts/examples/gear_tower.py --write models/gear_tower.xml       # the committed scene
+  .venv/bin/python scripts/examples/gear_tower.py --gears 16 --grains 50000 --warmup 1 --seconds 0.5
+  .venv/bin/python scripts/examples/gear_tower.py --gears 2 --grains 300 --seconds 0.02   # CI size
 
 A run prints simulated time, wall time, speed as a multiple of real time and particle-substeps
 per second (PSS), and where the grains are (mean and largest speed, count kept). The MJCF is
@@ -32,16 +32,15 @@ import json
 import math
 import os
 import random
-import sys
 import tempfile
 import time
 
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))  # the repository
 MODELS = os.path.join(ROOT, "models")
 
-# the meshes as scripts/make_gear_tower.py writes them by default
+# the meshes as scripts/examples/make_gear_tower.py writes them by default
 BORE = 0.12          # tube inner radius [m]
 TUBE_HEIGHT = 1.0    # tube height before scaling [m]
 GEAR_TIP = 0.042     # gear tip radius [m]
@@ -137,8 +136,8 @@ def scene_xml(gears=8, grains=20000, radius=0.004, max_speed=2 * math.pi, seed=0
   return f"""<!-- gear tower: {gears} helical gears spinning in a tube of inner radius {BORE} m above a
      plate with an orifice, {lay['grains']} grains of radius {radius} m falling through them and
      draining through the orifice; the bottom of the column (z = {zlo:g}) is joined to its top
-     (z = {zhi:.4g}) by the cyclic boundary. Written by scripts/gear_tower.py (do not edit; run
-     it with other --gears / --grains for other sizes). Needs the mjgranular plugin library.
+     (z = {zhi:.4g}) by the cyclic boundary. Written by scripts/examples/gear_tower.py (do not edit;
+     run it with other --gears / --grains for other sizes). Needs the mjgranular plugin library.
      Gear speeds [rad/s], seed {seed}: {speed_list} -->
 <mujoco model="gear_tower">
   <option timestep="{TIMESTEP:g}" integrator="implicitfast"/>
@@ -197,7 +196,6 @@ def scene_xml(gears=8, grains=20000, radius=0.004, max_speed=2 * math.pi, seed=0
 def run(xml, seconds, warmup=0.0, as_json=False):
   """Load the scene, step it for `warmup` seconds untimed, then time `seconds` of it; print
   speed and grain statistics (as one JSON object with as_json)."""
-  sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
   import mujoco
   import numpy as np
   import mjgranular

@@ -13,8 +13,8 @@ stops short of the sand scores better than standing still, and the search has no
 
 Prints the cost over the iterations, then the cost reached against doing nothing for as long.
 
-  .venv/bin/python scripts/mpc_push.py            # about 1.5 s simulated, a few minutes on CPU
-  .venv/bin/python scripts/mpc_push.py --quick    # a short run (tests/python/test_mpc_push.py)
+  .venv/bin/python scripts/examples/mpc_push.py          # 1.5 s simulated, a few minutes on CPU
+  .venv/bin/python scripts/examples/mpc_push.py --quick  # short (tests/python/test_mpc_push.py)
 """
 
 import argparse
@@ -27,10 +27,9 @@ os.environ.setdefault("OMP_WAIT_POLICY", "passive")  # read when the plugin load
 import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mjgranular  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))  # the repository
 FULL = mujoco.mjtState.mjSTATE_FULLPHYSICS
 EFFORT = 0.01  # weight of the mean squared control [m / (m/s)^2] in the rollout cost
 REACH = 0.1    # weight of the blade's distance to the grains' centre in the rollout cost
@@ -38,8 +37,7 @@ REACH = 0.1    # weight of the blade's distance to the grains' centre in the rol
 
 def parse_args(argv=None):
   p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-  p.add_argument("--model", default=os.path.join(ROOT, "models", "push.xml"))
-  p.add_argument("--plugin", help="libmjgranular.so (default: mjgranular.plugin_path())")
+  p.add_argument("--model", default=mjgranular.scene("push"), help="MJCF file (models/push.xml)")
   p.add_argument("--quick", action="store_true",
                  help="short run: 0.6 s, horizon 0.2 s, 4 samples, replanning every 0.06 s")
   p.add_argument("--seconds", type=float, default=1.5, help="simulated time [s]")
@@ -122,7 +120,7 @@ def run_open_loop(m, d, seconds, controls):
 
 def main(argv=None):
   args = parse_args(argv)
-  mjgranular.load_plugin(args.plugin)
+  mjgranular.load_plugin()  # loaded by `import mujoco`; says what is missing, if anything
   m = mujoco.MjModel.from_xml_path(args.model)
   d, d_plan = mujoco.MjData(m), mujoco.MjData(m)
   mujoco.mj_forward(m, d)

@@ -16,8 +16,8 @@ pinned PyPI packages that hold them (scripts/versions.sh) and this module finds 
 Either way the arm is link0 .. link7 with hinges joint1 .. joint7 and a body `attachment` at the
 flange (site `attachment_site`), with no actuators, sensors or keyframes: the scene adds its own.
 
-  python3 scripts/panda.py            # says which source is used, compiles the arm
-  python3 scripts/panda.py --fetch    # first tries to download the Menagerie archive
+  python3 scripts/examples/panda.py            # says which source is used, compiles the arm
+  python3 scripts/examples/panda.py --fetch    # first tries to download the Menagerie archive
 """
 
 import argparse

@@ -3,14 +3,14 @@
   cut     models/cohesive_cut.xml at keyframe "cut", one frame at --time with the model's adhesion
           and one with adhesion 0 (set in the config before compiling): the bank that stands and
           is cut, against the sand that ran out from under the gate
-  franka  the scoop lifted and held, from two runs of scripts/excavate.py (dry and --soil
-          cohesive): their snapshot "hold" in the scene scripts/excavate_media.py rebuilds, seen
-          from above the bucket's open side
+  franka  the scoop lifted and held, from two runs of scripts/examples/excavate.py (dry and --soil
+          cohesive): their snapshot "hold" in the scene scripts/examples/excavate_media.py rebuilds,
+          seen from above the bucket's open side
 
-  .venv/bin/python scripts/cohesive_media.py cut --out scripts/media/cohesive_cut.png
-  .venv/bin/python scripts/excavate.py --quick --no-media
-  .venv/bin/python scripts/excavate.py --quick --soil cohesive --no-media
-  .venv/bin/python scripts/cohesive_media.py franka out/excavate out/excavate_cohesive \\
+  .venv/bin/python scripts/examples/cohesive_media.py cut --out scripts/media/cohesive_cut.png
+  .venv/bin/python scripts/examples/excavate.py --quick --no-media
+  .venv/bin/python scripts/examples/excavate.py --quick --soil cohesive --no-media
+  .venv/bin/python scripts/examples/cohesive_media.py franka out/excavate out/excavate_cohesive \\
       --out scripts/media/cohesive_franka.png
 The README's pictures are what these commands write.
 
@@ -20,7 +20,6 @@ PNGs are written with a 256-colour palette to keep them small.
 import argparse
 import json
 import os
-import sys
 import time
 
 os.environ.setdefault("MUJOCO_GL", "osmesa")
@@ -31,11 +30,10 @@ os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import excavate_media  # noqa: E402
 import mjgranular  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))  # the repository
 CUT = os.path.join(ROOT, "models", "cohesive_cut.xml")
 
 

@@ -1,8 +1,8 @@
-"""Plots, frame strip and animation of a scripts/excavate.py run (matplotlib, Pillow, OSMesa).
+"""Plots, frame strip and animation of an excavate.py run (matplotlib, Pillow, OSMesa).
 
 Reads the run's excavate.json and excavate.npz (figures, time series, snapshots of the arm and the
-grains), renders the snapshots in the scene rebuilt by scripts/franka_scene.py, and writes into
-the run's folder:
+grains), renders the snapshots in the scene rebuilt by scripts/examples/franka_scene.py, and writes
+into the run's folder:
   excavate.png   grains in the scoop and their mass, granular force on the scoop, joint torques
                  with and without sand over the lift and hold, torque difference against J^T m g
   mass.png       the scooped mass over time (the README's plot)
@@ -11,13 +11,12 @@ the run's folder:
 matplotlib is pinned in scripts/versions.sh (MJGRANULAR_BENCH_PY_PACKAGES); scripts/excavate.sh
 installs it.
 
-  .venv/bin/python scripts/excavate_media.py out/excavate      # again, from a finished run
+  .venv/bin/python scripts/examples/excavate_media.py out/excavate      # again, from a finished run
 """
 
 import argparse
 import json
 import os
-import sys
 
 os.environ.setdefault("MUJOCO_GL", "osmesa")
 if os.environ["MUJOCO_GL"] == "osmesa":
@@ -26,7 +25,6 @@ if os.environ["MUJOCO_GL"] == "osmesa":
 import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import franka_scene  # noqa: E402
 import mjgranular  # noqa: E402
 

@@ -1,8 +1,8 @@
 """Soak: the Franka excavation on the quick bed, digging over and over for a wall time.
 
-The bed settles once with the scoop waiting above the box, as in scripts/excavate.py; then cycle
-after cycle the arm digs excavate.py's path (approach, penetrate, drag, curl, lift, hold, dump,
-pour) from the surface as it is at the cycle's start, and returns to the waiting pose. Watched
+The bed settles once with the scoop waiting above the box, as in scripts/examples/excavate.py; then
+cycle after cycle the arm digs excavate.py's path (approach, penetrate, drag, curl, lift, hold,
+dump, pour) from the surface as it is at the cycle's start, and returns to the waiting pose. Watched
 at every step:
 - NaN events: steps after which qpos, qvel or a grain's position or velocity is not finite, or
   MuJoCo reset the data (its time went back); MuJoCo's warnings (bad qpos / qvel / qacc) and
@@ -19,14 +19,13 @@ at every step:
 The report is rewritten after every cycle (an interrupted run leaves the last one) and printed at
 the end.
 
-  .venv/bin/python scripts/soak.py --minutes 60 --report out/soak/report.txt
+  .venv/bin/python scripts/examples/soak.py --minutes 60 --report out/soak/report.txt
   scripts/soak.sh --minutes 3                  # sets up and builds first
 """
 
 import argparse
 import math
 import os
-import sys
 import time
 
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
@@ -34,12 +33,11 @@ os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import excavate  # noqa: E402
 import franka_scene  # noqa: E402
 import mjgranular  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))  # the repository
 RETURN = 0.6    # time to go back from the pour to the waiting pose [s]
 
 

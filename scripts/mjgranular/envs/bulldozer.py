@@ -1,8 +1,7 @@
 """The bulldozing task as a Gymnasium environment (GranularGym section III-A) on models/bulldozer.xml.
 
-    import sys; sys.path.insert(0, "scripts")
-    import bulldozer_env
-    env = bulldozer_env.BulldozerEnv(grains=2000)         # or gymnasium.make("mjgranular/Bulldozer-v0")
+    from mjgranular.envs.bulldozer import BulldozerEnv
+    env = BulldozerEnv(grains=2000)    # or gymnasium.make("mjgranular/Bulldozer-v0", grains=2000)
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step(env.action_space.sample())
 
@@ -32,13 +31,12 @@ grows the pile (its side; depth kept) to about that many grains: small piles for
 
 Run it to drive the dozer straight into the pile and report the reward and the speed:
 
-  .venv/bin/python scripts/bulldozer_env.py --grains 2000 --seconds 2
+  python -m mjgranular.envs.bulldozer --grains 2000 --seconds 2
 """
 
 import argparse
 import math
 import os
-import sys
 import time
 import xml.etree.ElementTree as ET
 
@@ -49,11 +47,9 @@ import mujoco  # noqa: E402
 import numpy as np  # noqa: E402
 from gymnasium import spaces  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mjgranular  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MODEL = os.path.join(ROOT, "models", "bulldozer.xml")
+MODEL = mjgranular.scene("bulldozer")
 
 GOAL_LO = np.array([0.45, -0.2, 0.0])   # goal box, world frame [m] (the model's "goal" patch,
 GOAL_HI = np.array([0.75, 0.2, 0.5])    # extended upward past any pile)
@@ -271,9 +267,6 @@ class BulldozerEnv(gymnasium.Env):
     if self._renderer is not None:
       self._renderer.close()
       self._renderer = None
-
-
-gymnasium.register(id="mjgranular/Bulldozer-v0", entry_point=BulldozerEnv)
 
 
 def main():

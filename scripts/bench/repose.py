@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Angle of repose of a heap from a lifted cylinder: mjgranular against LIGGGHTS, side by side.
 
-    .venv/bin/python scripts/repose.py                 # mu_r 0, 0.1, 0.3, both codes
-    .venv/bin/python scripts/repose.py --quick         # 1000 grains, faster lift (smoke test)
-    .venv/bin/python scripts/repose.py --codes mjgranular --plugin build/plugin/libmjgranular.so
+    .venv/bin/python scripts/bench/repose.py                 # mu_r 0, 0.1, 0.3, both codes
+    .venv/bin/python scripts/bench/repose.py --quick         # 1000 grains, faster lift (smoke test)
+    .venv/bin/python scripts/bench/repose.py --codes mjgranular \
+        --plugin build/plugin/libmjgranular.so
 
 Writes OUT/repose.md (also printed), OUT/repose.json and OUT/repose.png (OUT: --out,
 default out/repose); LIGGGHTS' inputs, logs and dumps go to OUT/work.
@@ -87,16 +88,13 @@ import math
 import os
 import re
 import subprocess
-import sys
 import time
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "bench"))
-import peers  # noqa: E402  (the peers' model constants, read_data writer, process runner)
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))  # the repository
+
+import peers  # (the peers' model constants, read_data writer, process runner)
 from peers import (DENSITY, FRICTION, GRAVITY, PEER_DT, POISSON, RADIUS, RESTITUTION,  # noqa
                    SKIN, YOUNG)
 
@@ -409,7 +407,7 @@ def mjcf(sc, mu_r):
 def run_mjgranular(sc, pos0, mu_r, a, work):
   import mujoco
   import mjgranular
-  mjgranular.load_plugin(a.plugin)
+  mjgranular.load_plugin()  # --plugin: main set MJGRANULAR_PLUGIN
   try:
     m = mujoco.MjModel.from_xml_string(mjcf(sc, mu_r))
   except ValueError as e:
@@ -482,7 +480,8 @@ def report(res, out):
   rows = [r for r in res["runs"]]
   sc = res["scene"]
   L = ["# Angle of repose: mjgranular against LIGGGHTS\n",
-       "Written by `scripts/repose.py%s` on %s. %d grains of radius %g mm, density %g kg/m^3, "
+       "Written by `scripts/bench/repose.py%s` on %s. %d grains of radius %g mm, "
+       "density %g kg/m^3, "
        "sliding friction %g (grain-grain, floor, cylinder), rolling friction mu_r between grains "
        "and on the floor, no torsional friction. Column: a cylinder of radius %.0f mm filled "
        "from a shared random loose set and let settle (column about %.0f mm tall), then %s; "
@@ -683,6 +682,8 @@ def main():
   # before the plugin (and its openmp runtime) loads
   os.environ["OMP_NUM_THREADS"] = str(a.threads)
   os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+  if a.plugin:  # the copy `import mujoco` loads
+    os.environ["MJGRANULAR_PLUGIN"] = os.path.abspath(a.plugin)
   out = os.path.abspath(a.out)
   work = os.path.join(out, "work")
   os.makedirs(work, exist_ok=True)

@@ -13,9 +13,9 @@ Both meshes are closed and consistently oriented with outward normals (every edg
 triangles that run along it in opposite directions, positive volume); the script checks this
 with make_scoop.py's checks before writing.
 
-  python3 scripts/make_gear_tower.py              # writes models/assets/{gear,tower,plate}.obj
-  python3 scripts/make_gear_tower.py --check      # exit 1 if a committed file differs
-  python3 scripts/make_gear_tower.py --teeth 16 --module 0.005 --out-gear /tmp/g.obj
+  python3 scripts/examples/make_gear_tower.py          # writes models/assets/{gear,tower,plate}.obj
+  python3 scripts/examples/make_gear_tower.py --check  # exit 1 if a committed file differs
+  python3 scripts/examples/make_gear_tower.py --teeth 16 --module 0.005 --out-gear /tmp/g.obj
 
 Only the Python standard library is used. Lengths are in metres.
 """
@@ -25,10 +25,9 @@ import math
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from make_scoop import Mesh, check, obj_text, write  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))  # the repository
 ASSETS = os.path.join(ROOT, "models", "assets")
 
 
@@ -155,17 +154,19 @@ def main():
   plate = build_tube(args.hole, args.bore + 0.5 * args.wall - args.hole, args.plate, args.segments,
                      -args.plate)
   stale = write(args.out_gear, obj_text(gear, [
-      "helical gear for the gear tower scene, written by scripts/make_gear_tower.py (do not edit)",
+      "helical gear for the gear tower scene, written by scripts/examples/make_gear_tower.py "
+      "(do not edit)",
       f"{args.teeth} teeth, module {args.module} m (pitch radius {0.5 * args.module * args.teeth:g}"
       f" m, tip radius {0.5 * args.module * args.teeth + args.module:g} m), pressure angle "
       f"{args.pressure:g} deg, helix angle {args.helix:g} deg, width {args.width} m, axis z"]),
       args.check, "make_gear_tower")
   stale += write(args.out_tower, obj_text(tube, [
-      "tube of the gear tower scene, written by scripts/make_gear_tower.py (do not edit)",
+      "tube of the gear tower scene, written by scripts/examples/make_gear_tower.py (do not edit)",
       f"inner radius {args.bore} m, wall {args.wall} m, z from 0 to {args.height} m, "
       f"{args.segments} segments"]), args.check, "make_gear_tower")
   stale += write(args.out_plate, obj_text(plate, [
-      "orifice plate of the gear tower scene, written by scripts/make_gear_tower.py (do not edit)",
+      "orifice plate of the gear tower scene, written by scripts/examples/make_gear_tower.py "
+      "(do not edit)",
       f"hole radius {args.hole} m, outer radius {args.bore + 0.5 * args.wall:g} m, z from "
       f"{-args.plate:g} to 0 m, {args.segments} segments"]), args.check, "make_gear_tower")
   sys.exit(1 if stale else 0)

@@ -5,10 +5,10 @@ joined by a rounded heel, closed on both sides by side plates. All walls have th
 Every edge is shared by exactly two triangles that run along it in opposite directions and the
 enclosed volume is positive (outward normals); the script checks both before writing.
 
-  python3 scripts/make_scoop.py                     # writes models/assets/scoop.obj
-  python3 scripts/make_scoop.py --check             # exit 1 if the committed file differs
-  python3 scripts/make_scoop.py --preset franka     # the Panda's scoop, models/assets/franka_scoop.obj
-  python3 scripts/make_scoop.py --out /tmp/s.obj --length 0.12 --segments 16
+  python3 scripts/examples/make_scoop.py                  # writes models/assets/scoop.obj
+  python3 scripts/examples/make_scoop.py --check          # exit 1 if the committed file differs
+  python3 scripts/examples/make_scoop.py --preset franka  # the Panda's: assets/franka_scoop.obj
+  python3 scripts/examples/make_scoop.py --out /tmp/s.obj --length 0.12 --segments 16
 
 Only the Python standard library is used. Lengths are in metres, in the scoop's own frame:
 the bottom's underside at z = 0, the back's outside at x = 0, symmetric about y = 0.
@@ -19,7 +19,7 @@ import math
 import os
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))  # the repository
 
 # per scene: the OBJ it loads and the scoop's size [m] (length, width, height, wall, heel, segments)
 PRESETS = {
@@ -218,7 +218,7 @@ def main():
 
   text = obj_text(build(args.length, args.width, args.height, args.wall, args.heel,
                         args.segments), [
-      f"scoop for {args.scene}, written by scripts/make_scoop.py (do not edit)",
+      f"scoop for {args.scene}, written by scripts/examples/make_scoop.py (do not edit)",
       f"length {args.length} m, width {args.width} m, height {args.height} m, wall {args.wall} m,"
       f" heel radius {args.heel} m, {args.segments} heel segments"])
   sys.exit(write(args.out, text, args.check, "make_scoop"))
