@@ -1,6 +1,6 @@
 """Throughput of many small sand beds: one mujoco.batch.Batch of NSIM simulations against a loop
-over NSIM MjData, each bed pushed by its own blade (tests/python/test_batch.py's scene, sized by
---grains). Prints steps per second and particle-substeps per second of both.
+over NSIM MjData, each bed pushed by its own blade (scene(); tests/python/test_batch.py steps it
+too). Prints steps per second and particle-substeps per second of both.
 
     .venv/bin/python scripts/bench/batch_throughput.py --grains 256,2000 --nsim 64 --steps 50
 """

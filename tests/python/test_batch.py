@@ -13,38 +13,15 @@ import pytest
 import mujoco
 import mujoco.batch
 
+import batch_throughput
 import mjgranular
 
 INTEGRATION = mujoco.mjtState.mjSTATE_INTEGRATION
 
-# a walled 10 cm box of 576 grains of radius 3 mm, 2.7 cm deep, and a blade on a slide joint that
-# a position servo pushes into the bed: each simulation's servo target moves at its own speed
-SCENE = """
-<mujoco>
-  <option timestep="0.002"/>
-  <extension>
-    <plugin plugin="mjgranular.terrain">
-      <instance name="sand">
-        <config key="fill" value="-0.04 -0.04 0.003  0.04 0.04 0.03"/>
-        <config key="radius" value="0.003"/>
-      </instance>
-    </plugin>
-  </extension>
-  <worldbody>
-    <plugin instance="sand"/>
-    <geom type="plane" size="1 1 0.1"/>
-    <geom type="box" pos=" 0.05 0 0.05" size="0.01 0.05 0.05"/>
-    <geom type="box" pos="-0.05 0 0.05" size="0.01 0.05 0.05"/>
-    <geom type="box" pos="0  0.05 0.05" size="0.06 0.01 0.05"/>
-    <geom type="box" pos="0 -0.05 0.05" size="0.06 0.01 0.05"/>
-    <body name="blade" pos="-0.03 0 0.035">
-      <joint name="x" type="slide" axis="1 0 0"/>
-      <geom type="box" size="0.003 0.03 0.02" mass="0.5"/>
-    </body>
-  </worldbody>
-  <actuator><position joint="x" kp="2000" dampratio="1"/></actuator>
-</mujoco>
-"""
+# scripts/bench/batch_throughput.py's bed: 576 grains of radius 3 mm in a walled 8 cm square, 2.6
+# cm deep, and a blade on a slide joint that a position servo pushes into it; each simulation's
+# servo target moves at its own speed
+SCENE = batch_throughput.scene(576)
 
 SPEEDS = np.array([0.0, 0.2, 0.4, 0.6])  # [m/s] each simulation's servo target speed
 STEPS = 50
