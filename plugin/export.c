@@ -4,11 +4,14 @@
 #include <string.h>
 
 #include "config.h"
+#include "geoms.h"
 #include "grn_solver.h"  // the contact-state arrays
 #include "settle.h"
 #include "state.h"
 
 long long mjgranular_settle_runs(void) { return mjg_settle_runs(); }
+
+long long mjgranular_grid_builds(void) { return mjg_mesh_grid_builds(); }
 
 // the config of terrain instance `instance` of m as init reads it; 0, or -1 when it is none
 static int terrain_config(const mjModel* m, int instance, mjgConfig* cfg) {

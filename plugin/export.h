@@ -11,6 +11,10 @@
 // cache does not count.
 MJG_EXPORT long long mjgranular_settle_runs(void);
 
+// Number of mesh signed distance grids built in this process; a grid found in the cache of
+// grids does not count.
+MJG_EXPORT long long mjgranular_grid_builds(void);
+
 // Grain radius [m] of mjgranular.terrain instance `instance` of m (its config as init reads it;
 // the largest with mixed sizes); -1 when the instance is not a terrain or its config is refused.
 MJG_EXPORT double mjgranular_radius(const mjModel* m, int instance);

@@ -9,9 +9,48 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "sdf_mesh.h"
+#include "shared_cache.h"
+
+static void free_grid(void* grid) { grn_sdf_mesh_free((grnGrid*)grid); }
+
+// the mesh grids of this process, shared by every mjData of every model whose meshes and
+// spacing are the same (a grid holds up to GRN_SDF_MAX_NODES floats; the last 16 released are
+// kept, so that compiling a model and then making its mjData builds them once)
+static mjgCache g_grids = MJG_CACHE(grnGrid, 16, free_grid);
+
+// what a mesh grid depends on
+typedef struct mjgGridInput_ {
+  const float* vert;        // vertices in the geom frame                          (3 nvert)
+  const int* face;          // triangles                                           (3 nface)
+  int nvert, nface;
+  float cell, margin;       // node spacing, margin around the bounding box [m]
+} mjgGridInput;
+
+// mjgCacheBuild of the mesh grids
+static int build_grid(const void* input, void* grid, char* why, int size) {
+  const mjgGridInput* in = (const mjgGridInput*)input;
+  grnStatus st = grn_sdf_mesh_build(in->vert, in->nvert, in->face, in->nface, in->cell,
+                                    in->margin, (grnGrid*)grid);
+  if (st == grnOK) return 0;
+  snprintf(why, size, "%s", grn_status_message(st));
+  return -1;
+}
+
+// the grid of a mesh from the process's cache (built now if no equal mesh was), NULL with why
+static const grnGrid* acquire_grid(const mjgGridInput* in, char* why, int size) {
+  mjgKey k = {NULL, 0, 0, 0};
+  mjg_key_add(&k, &in->cell, sizeof(in->cell));
+  mjg_key_add(&k, &in->margin, sizeof(in->margin));
+  mjg_key_int(&k, in->nvert);
+  mjg_key_int(&k, in->nface);
+  mjg_key_add(&k, in->vert, 3 * (size_t)in->nvert * sizeof(float));
+  mjg_key_add(&k, in->face, 3 * (size_t)in->nface * sizeof(int));
+  return (const grnGrid*)mjg_cache_acquire(&g_grids, &k, build_grid, in, why, size);
+}
+
+long long mjg_mesh_grid_builds(void) { return mjg_cache_builds(&g_grids); }
 
 int mjg_geom_collides(const mjModel* m, int g) {
   return m->geom_contype[g] != 0 || m->geom_conaffinity[g] != 0;
@@ -21,12 +60,6 @@ double mjg_mesh_margin(const mjgConfig* cfg) {
   grnParams p;
   grn_default_params(&p);
   return cfg->radius * (1 + p.margin) + cfg->sdf_cell;
-}
-
-static double wall_seconds(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
 // name of mesh id, or "#id" in buf when it has none
@@ -59,14 +92,13 @@ int mjg_mesh_grids_build(const mjModel* m, const mjgConfig* cfg, const int* need
   out->nmesh = nmesh;
   out->mesh_grid = (int*)malloc((nmesh ? nmesh : 1) * sizeof(int));
   out->mesh_rbound = (float*)calloc(nmesh ? nmesh : 1, sizeof(float));
-  out->grid = (grnGrid*)calloc(nmesh ? nmesh : 1, sizeof(grnGrid));
+  out->grid = (const grnGrid**)calloc(nmesh ? nmesh : 1, sizeof(grnGrid*));
   if (!out->mesh_grid || !out->mesh_rbound || !out->grid) {
     mjg_mesh_grids_free(out);
     if (msg && size > 0) snprintf(msg, size, MJG_PLUGIN_NAME ": out of memory for mesh grids");
     return -1;
   }
 
-  double t0 = wall_seconds();
   float cell = (float)cfg->sdf_cell, margin = (float)mjg_mesh_margin(cfg);
   for (int id = 0; id < nmesh; id++) {
     out->mesh_grid[id] = -1;
@@ -87,32 +119,34 @@ int mjg_mesh_grids_build(const mjModel* m, const mjgConfig* cfg, const int* need
     char buf[32];
     const char* name = mesh_name(m, id, buf, sizeof(buf));
     double nodes = grid_nodes(vert, nvert, cell, margin);
-    grnStatus st = grnERR_ARG;
+    char why[256] = "";
+    const grnGrid* grid = NULL;
     if (nodes <= GRN_SDF_MAX_NODES) {
-      st = grn_sdf_mesh_build(vert, nvert, face, nface, cell, margin, out->grid + out->ngrid);
+      mjgGridInput in = {vert, face, nvert, nface, cell, margin};
+      grid = acquire_grid(&in, why, sizeof(why));
     }
-    if (st != grnOK) {
+    if (!grid) {
       if (msg && size > 0 && nodes > GRN_SDF_MAX_NODES) {
         snprintf(msg, size, MJG_PLUGIN_NAME ": config key 'sdf_cell' = '%g': mesh '%s' needs a "
                  "signed distance grid of %.3g nodes at this spacing, more than the limit %d; "
                  "raise sdf_cell", cfg->sdf_cell, name, nodes, GRN_SDF_MAX_NODES);
       } else if (msg && size > 0) {
         snprintf(msg, size, MJG_PLUGIN_NAME ": mesh '%s' (%d vertices, %d faces) gives no signed "
-                 "distance grid: %s", name, nvert, nface, grn_status_message(st));
+                 "distance grid: %s", name, nvert, nface, why);
       }
       mjg_mesh_grids_free(out);
       return -1;
     }
+    out->grid[out->ngrid] = grid;
     out->mesh_grid[id] = out->ngrid++;
   }
-  out->seconds = wall_seconds() - t0;
   return 0;
 }
 
 grnStatus mjg_mesh_grids_add(const mjgMeshGrids* grids, grnSolver* solver) {
   for (int i = 0; i < grids->ngrid; i++) {
     int id;
-    grnStatus st = grn_add_grid(solver, grids->grid + i, &id);
+    grnStatus st = grn_add_grid(solver, grids->grid[i], &id);
     if (st != grnOK) return st;
     if (id != i) return grnERR_ARG;  // grids must go into a fresh solver
   }
@@ -121,7 +155,7 @@ grnStatus mjg_mesh_grids_add(const mjgMeshGrids* grids, grnSolver* solver) {
 
 void mjg_mesh_grids_free(mjgMeshGrids* grids) {
   if (!grids) return;
-  for (int i = 0; i < grids->ngrid; i++) grn_sdf_mesh_free(grids->grid + i);
+  for (int i = 0; i < grids->ngrid; i++) mjg_cache_release(&g_grids, grids->grid[i]);
   free(grids->grid);
   free(grids->mesh_grid);
   free(grids->mesh_rbound);

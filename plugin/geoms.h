@@ -1,6 +1,6 @@
 // mujoco geoms as solver shapes: closed-form signed distances for the primitives, sampled signed
-// distance grids for meshes (built once per mesh when the plugin initialises), nothing for height
-// fields and sdf plugin geoms.
+// distance grids for meshes (built once per process for each mesh and spacing), nothing for
+// height fields and sdf plugin geoms.
 #ifndef MJGRANULAR_PLUGIN_GEOMS_H_
 #define MJGRANULAR_PLUGIN_GEOMS_H_
 
@@ -15,8 +15,7 @@ typedef struct mjgMeshGrids_ {
   int ngrid;                // grids built
   int* mesh_grid;           // grid index of each mesh, -1: none built             (nmesh)
   float* mesh_rbound;       // radius about the geom frame origin enclosing a mesh (nmesh)
-  grnGrid* grid;            // the grids; solver grid index = index here           (ngrid)
-  double seconds;           // wall-clock time spent building them [s]
+  const grnGrid** grid;     // the grids (shared, geoms.c); solver grid index = index here (ngrid)
 } mjgMeshGrids;
 
 // 1 if geom g collides with something (contype or conaffinity is not 0).
@@ -26,15 +25,17 @@ int mjg_geom_collides(const mjModel* m, int g);
 // (1 + the solver's speculative margin), plus one grid cell.
 double mjg_mesh_margin(const mjgConfig* cfg);
 
-// Build the grids of the meshes flagged in need (nmesh), node spacing cfg->sdf_cell. On failure
-// free everything, write a message naming the key and the mesh into msg and return -1.
+// The grids of the meshes flagged in need (nmesh), node spacing cfg->sdf_cell: built once per
+// process for each distinct mesh and spacing and shared read-only by every model and mjData that
+// ask for an equal one. On failure free everything, write a message naming the key and the mesh
+// into msg and return -1.
 int mjg_mesh_grids_build(const mjModel* m, const mjgConfig* cfg, const int* need,
                          mjgMeshGrids* out, char* msg, int msg_size);
 
 // Copy every grid into a solver, in order: grid i becomes the solver's grid i.
 grnStatus mjg_mesh_grids_add(const mjgMeshGrids* grids, grnSolver* solver);
 
-// Free the grids; a zeroed struct is fine.
+// Release the grids; a zeroed struct is fine.
 void mjg_mesh_grids_free(mjgMeshGrids* grids);
 
 // The solver shape of geom g at rest at the world origin: type, size, bounding radius, grid
@@ -42,5 +43,8 @@ void mjg_mesh_grids_free(mjgMeshGrids* grids);
 // Returns 0 when the geom cannot touch grains: height fields, sdf plugin geoms, meshes without a
 // grid in grids (may be NULL).
 int mjg_geom_shape(const mjModel* m, int g, const mjgMeshGrids* grids, grnShape* s);
+
+// Number of mesh grids built (not found in the cache) in this process so far.
+long long mjg_mesh_grid_builds(void);
 
 #endif  // MJGRANULAR_PLUGIN_GEOMS_H_

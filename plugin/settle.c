@@ -1,109 +1,53 @@
-// settling the initial bed once per process. The key of a settled bed is the bytes of everything
-// that determines it (solver params and backend, substeps, steps, the static shapes and their
-// mesh grids, the initial grains and contact state), compared whole, so equal keys give the same
-// bed bit for bit. Entries live in one list under one mutex; a thread that finds an entry being
-// settled waits on a condition variable instead of settling it again.
+// settling the initial bed once per process (shared_cache.h). The key of a settled bed is the bytes
+// of everything that determines it: solver params and backend, substeps, steps, the static shapes
+// and their mesh grids, the initial grains and contact state.
 #include "settle.h"
 
-#include <pthread.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "shared_cache.h"
 #include "state.h"
 #include "transfer.h"
 
-#define MJG_SETTLE_KEEP 2         // released beds kept for a later acquire
+static void free_bed(void* bed) { mjg_bed_free((mjgBed*)bed); }
 
-typedef enum mjgSettleStatus_ {
-  mjgSETTLING = 0,          // a thread is settling it
-  mjgSETTLED,               // bed is ready
-  mjgFAILED,                // settling failed (why says why); no longer in the list
-} mjgSettleStatus;
-
-typedef struct mjgSettleEntry_ {
-  struct mjgSettleEntry_* next;   // list link
-  unsigned char* key;             // the input's bytes                                (nkey)
-  size_t nkey;                    // key size
-  uint64_t hash;                  // fnv-1a of key
-  mjgSettleStatus status;         // see above
-  int refs;                       // acquires not yet released
-  long long released;             // release order of an unreferenced entry
-  mjgBed bed;                     // the settled bed
-  char why[256];                  // cause of a failure
-} mjgSettleEntry;
-
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t g_done = PTHREAD_COND_INITIALIZER;
-static mjgSettleEntry* g_list = NULL;   // settling and settled entries
-static long long g_releases = 0;        // releases so far, orders the kept entries
-static long long g_runs = 0;            // beds settled
+// the settled beds, the last two released kept for a later acquire
+static mjgCache g_settled = MJG_CACHE(mjgBed, 2, free_bed);
 
 //---------------------------------- key -----------------------------------------------------------
-
-typedef struct mjgKey_ {
-  unsigned char* bytes;     // the key so far
-  size_t size, room;        // bytes used, allocated
-  int failed;               // 1 after an allocation failed
-} mjgKey;
-
-static void key_add(mjgKey* k, const void* data, size_t size) {
-  if (k->failed || !size) return;
-  if (k->size + size > k->room) {
-    size_t room = 2 * (k->size + size);
-    unsigned char* bytes = (unsigned char*)realloc(k->bytes, room);
-    if (!bytes) {
-      k->failed = 1;
-      return;
-    }
-    k->bytes = bytes;
-    k->room = room;
-  }
-  memcpy(k->bytes + k->size, data, size);
-  k->size += size;
-}
-
-static void key_int(mjgKey* k, int v) { key_add(k, &v, sizeof(v)); }
 
 // the bytes of an input
 static void key_build(const mjgSettleInput* in, mjgKey* k) {
   const grnParams* p = grn_params(in->solver);
-  key_add(k, p, sizeof(*p));
-  key_int(k, (int)grn_backend(in->solver));
-  key_int(k, in->nsub);
-  key_int(k, in->nstep);
-  key_int(k, in->nshape);
-  key_add(k, in->shapes, in->nshape * sizeof(grnShape));
+  mjg_key_add(k, p, sizeof(*p));
+  mjg_key_int(k, (int)grn_backend(in->solver));
+  mjg_key_int(k, in->nsub);
+  mjg_key_int(k, in->nstep);
+  mjg_key_int(k, in->nshape);
+  mjg_key_add(k, in->shapes, in->nshape * sizeof(grnShape));
   for (int s = 0; s < in->nshape; s++) {
     if (in->shapes[s].type != grnSHAPE_GRID) continue;
-    const grnGrid* g = in->grids->grid + in->shapes[s].grid;
-    key_int(k, g->nx);
-    key_int(k, g->ny);
-    key_int(k, g->nz);
-    key_add(k, g->origin, sizeof(g->origin));
-    key_add(k, &g->cell, sizeof(g->cell));
-    key_add(k, g->values, (size_t)g->nx * g->ny * g->nz * sizeof(float));
+    const grnGrid* g = in->grids->grid[in->shapes[s].grid];
+    mjg_key_int(k, g->nx);
+    mjg_key_int(k, g->ny);
+    mjg_key_int(k, g->nz);
+    mjg_key_add(k, g->origin, sizeof(g->origin));
+    mjg_key_add(k, &g->cell, sizeof(g->cell));
+    mjg_key_add(k, g->values, (size_t)g->nx * g->ny * g->nz * sizeof(float));
   }
   const mjgBed* b = in->initial;
-  key_int(k, b->n);
-  key_int(k, b->cap);
-  key_add(k, b->pos, 3 * (size_t)b->n * sizeof(mjtNum));
-  key_add(k, b->vel, 3 * (size_t)b->n * sizeof(mjtNum));
-  key_add(k, b->angvel, 3 * (size_t)b->n * sizeof(mjtNum));
-  key_add(k, b->radius, (size_t)b->n * sizeof(mjtNum));
-  key_int(k, b->contacts != NULL);
-  if (b->contacts) key_add(k, b->contacts, mjg_state_contact_size(b->cap) * sizeof(mjtNum));
+  mjg_key_int(k, b->n);
+  mjg_key_int(k, b->cap);
+  mjg_key_add(k, b->pos, 3 * (size_t)b->n * sizeof(mjtNum));
+  mjg_key_add(k, b->vel, 3 * (size_t)b->n * sizeof(mjtNum));
+  mjg_key_add(k, b->angvel, 3 * (size_t)b->n * sizeof(mjtNum));
+  mjg_key_add(k, b->radius, (size_t)b->n * sizeof(mjtNum));
+  mjg_key_int(k, b->contacts != NULL);
+  if (b->contacts) mjg_key_add(k, b->contacts, mjg_state_contact_size(b->cap) * sizeof(mjtNum));
 }
-
-static uint64_t fnv1a(const unsigned char* bytes, size_t size) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < size; i++) h = (h ^ bytes[i]) * 1099511628211ull;
-  return h;
-}
-
-//---------------------------------- settling ------------------------------------------------------
 
 static double seconds_now(void) {
   struct timespec t;
@@ -156,118 +100,17 @@ static int settle(const mjgSettleInput* in, mjgBed* out, char* why, int size) {
   return fail ? -1 : 0;
 }
 
-//---------------------------------- cache ---------------------------------------------------------
-
-static void entry_free(mjgSettleEntry* e) {
-  if (!e) return;
-  free(e->key);
-  mjg_bed_free(&e->bed);
-  free(e);
-}
-
-static void unlink_entry(mjgSettleEntry* e) {
-  for (mjgSettleEntry** p = &g_list; *p; p = &(*p)->next) {
-    if (*p == e) {
-      *p = e->next;
-      return;
-    }
-  }
-}
-
-// drop the oldest unreferenced entries beyond MJG_SETTLE_KEEP (under the lock)
-static void prune(void) {
-  for (;;) {
-    int idle = 0;
-    mjgSettleEntry* oldest = NULL;
-    for (mjgSettleEntry* e = g_list; e; e = e->next) {
-      if (e->refs || e->status != mjgSETTLED) continue;
-      idle++;
-      if (!oldest || e->released < oldest->released) oldest = e;
-    }
-    if (idle <= MJG_SETTLE_KEEP) return;
-    unlink_entry(oldest);
-    entry_free(oldest);
-  }
+// mjgCacheBuild of the settled beds
+static int settle_input(const void* in, void* bed, char* why, int size) {
+  return settle((const mjgSettleInput*)in, (mjgBed*)bed, why, size);
 }
 
 const mjgBed* mjg_settle_acquire(const mjgSettleInput* in, char* why, int size) {
   mjgKey k = {NULL, 0, 0, 0};
   key_build(in, &k);
-  if (k.failed) {
-    free(k.bytes);
-    snprintf(why, size, "out of memory for the settling key");
-    return NULL;
-  }
-  uint64_t hash = fnv1a(k.bytes, k.size);
-
-  // an equal input in the list: wait while another thread settles it
-  pthread_mutex_lock(&g_lock);
-  mjgSettleEntry* e = g_list;
-  while (e && (e->hash != hash || e->nkey != k.size || memcmp(e->key, k.bytes, k.size))) {
-    e = e->next;
-  }
-  if (e) {
-    free(k.bytes);
-    e->refs++;
-    while (e->status == mjgSETTLING) pthread_cond_wait(&g_done, &g_lock);
-    if (e->status == mjgSETTLED) {
-      pthread_mutex_unlock(&g_lock);
-      return &e->bed;
-    }
-    snprintf(why, size, "%s", e->why);
-    if (--e->refs == 0) entry_free(e);  // failed entries are out of the list already
-    pthread_mutex_unlock(&g_lock);
-    return NULL;
-  }
-
-  // none: settle it here, outside the lock
-  e = (mjgSettleEntry*)calloc(1, sizeof(mjgSettleEntry));
-  if (!e) {
-    pthread_mutex_unlock(&g_lock);
-    free(k.bytes);
-    snprintf(why, size, "out of memory");
-    return NULL;
-  }
-  e->key = k.bytes;
-  e->nkey = k.size;
-  e->hash = hash;
-  e->status = mjgSETTLING;
-  e->refs = 1;
-  e->next = g_list;
-  g_list = e;
-  pthread_mutex_unlock(&g_lock);
-
-  int fail = settle(in, &e->bed, e->why, sizeof(e->why));
-
-  pthread_mutex_lock(&g_lock);
-  g_runs++;
-  e->status = fail ? mjgFAILED : mjgSETTLED;
-  if (fail) {
-    unlink_entry(e);
-    snprintf(why, size, "%s", e->why);
-    if (--e->refs == 0) entry_free(e);
-    e = NULL;
-  }
-  pthread_cond_broadcast(&g_done);
-  pthread_mutex_unlock(&g_lock);
-  return e ? &e->bed : NULL;
+  return (const mjgBed*)mjg_cache_acquire(&g_settled, &k, settle_input, in, why, size);
 }
 
-void mjg_settle_release(const mjgBed* bed) {
-  if (!bed) return;
-  pthread_mutex_lock(&g_lock);
-  for (mjgSettleEntry* e = g_list; e; e = e->next) {
-    if (&e->bed != bed) continue;
-    if (--e->refs == 0) e->released = ++g_releases;
-    break;
-  }
-  prune();
-  pthread_mutex_unlock(&g_lock);
-}
+void mjg_settle_release(const mjgBed* bed) { mjg_cache_release(&g_settled, bed); }
 
-long long mjg_settle_runs(void) {
-  pthread_mutex_lock(&g_lock);
-  long long runs = g_runs;
-  pthread_mutex_unlock(&g_lock);
-  return runs;
-}
+long long mjg_settle_runs(void) { return mjg_cache_builds(&g_settled); }

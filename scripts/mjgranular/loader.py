@@ -112,6 +112,7 @@ def _already_loaded():
 def library():
     """The plugin library as a ctypes handle, the copy this process has loaded (loaded by
     load_plugin when there is none; never a second copy): mjgranular_settle_runs(),
+    mjgranular_grid_builds(),
     mjgranular_radius(model, instance), mjgranular_timestep(model, instance), and the
     plugin_state and contact-state layouts."""
     global _loaded
@@ -123,6 +124,8 @@ def library():
     ll, c_int, ptr = ctypes.c_longlong, ctypes.c_int, ctypes.POINTER
     lib.mjgranular_settle_runs.restype = ll
     lib.mjgranular_settle_runs.argtypes = []
+    lib.mjgranular_grid_builds.restype = ll
+    lib.mjgranular_grid_builds.argtypes = []
     lib.mjgranular_radius.restype = ctypes.c_double
     lib.mjgranular_radius.argtypes = [ctypes.c_void_p, c_int]
     lib.mjgranular_timestep.restype = ctypes.c_double

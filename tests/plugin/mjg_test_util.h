@@ -3,12 +3,15 @@
 #ifndef MJGRANULAR_TESTS_PLUGIN_MJG_TEST_UTIL_H_
 #define MJGRANULAR_TESTS_PLUGIN_MJG_TEST_UTIL_H_
 
+#include <dlfcn.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -32,6 +35,17 @@ inline void LoadPlugin() {
     mj_loadPluginLibrary(MJGRANULAR_PLUGIN_PATH);
     loaded = true;
   }
+}
+
+// a count the plugin library exports (mjgranular_settle_runs, mjgranular_grid_builds), or -1
+inline long long LibraryCount(const char* function) {
+  LoadPlugin();
+  void* lib = dlopen(MJGRANULAR_PLUGIN_PATH, RTLD_NOW | RTLD_NOLOAD);
+  if (!lib) return -1;
+  auto count = (long long (*)(void))dlsym(lib, function);
+  long long n = count ? count() : -1;
+  dlclose(lib);
+  return n;
 }
 
 struct ModelDeleter {
@@ -148,6 +162,25 @@ inline Grains GrainsOf(const mjModel* m, mjData* d) {
 inline std::vector<mjtNum> StateCopy(const mjModel* m, const mjData* d) {
   const mjtNum* s = d->plugin_state + m->plugin_stateadr[0];
   return std::vector<mjtNum>(s, s + m->plugin_statenum[0]);
+}
+
+// nthread threads that each compile xml at once, make an mjData and step it `steps` times: each
+// thread's plugin_state at the end (empty where its model did not compile)
+inline std::vector<std::vector<mjtNum>> StatesOfThreadsCompiling(const std::string& xml,
+                                                                 int nthread, int steps) {
+  std::vector<std::vector<mjtNum>> states(nthread);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < nthread; t++) {
+    threads.emplace_back([&, t] {
+      ModelPtr m = LoadXml(xml);
+      if (!m) return;
+      DataPtr d(mj_makeData(m.get()));
+      for (int i = 0; i < steps; i++) mj_step(m.get(), d.get());
+      states[t] = StateCopy(m.get(), d.get());
+    });
+  }
+  for (auto& th : threads) th.join();
+  return states;
 }
 
 // mju_user_warning capture for the lifetime of the object

@@ -1,6 +1,7 @@
 // plugin/geoms.c through MuJoCo: mesh vertices are in the geom frame after compiling (what the
 // mesh grids rely on), meshes hold grains as world boundaries and as parts of bodies in any pose,
-// a grid too fine for a mesh is refused naming sdf_cell, and the scoop scene loads.
+// a grid too fine for a mesh is refused naming sdf_cell, a grid is built once per process for each
+// mesh and spacing, and the scoop scene loads.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -20,6 +21,7 @@ using mjg_test::DataPtr;
 using mjg_test::GrainsOf;
 using mjg_test::LoadXml;
 using mjg_test::ModelPtr;
+using mjg_test::StateCopy;
 using mjg_test::TerrainXml;
 
 // an irregular convex polytope well away from its own origin (so mujoco must move it to its
@@ -145,6 +147,53 @@ TEST(Geoms, MeshesHoldGrainsInAnyPose) {
     EXPECT_GT(inside, 0.02 + 0.9 * r) << (k ? "world geom" : "body geom");
     EXPECT_LT(inside, 0.02 + 1.2 * r) << (k ? "world geom" : "body geom");
     EXPECT_LT(outside, 1.2 * r) << (k ? "world geom" : "body geom");
+  }
+}
+
+// mesh grids built so far in this process, read from the library
+long long GridBuilds() { return mjg_test::LibraryCount("mjgranular_grid_builds"); }
+
+// a bed over a world mesh slab 4 cm square with its far corner at (far, far) (each test its own,
+// so that its mesh is new to the process), grids `cell` apart
+std::string SlabXml(double far, const std::string& cell) {
+  const double lo[3] = {-0.02, -0.02, 0.0}, hi[3] = {far, far, 0.01};
+  std::string xml = TerrainXml(
+      {{"fill", "-0.015 -0.015 0.02  0.015 0.015 0.04"}, {"radius", "0.004"}, {"sdf_cell", cell}},
+      "<geom type=\"plane\" size=\"1 1 0.1\"/><geom type=\"mesh\" mesh=\"slab\"/>");
+  xml.insert(xml.find("<extension>"), "<asset>" + BoxMesh("slab", lo, hi) + "</asset>");
+  return xml;
+}
+
+TEST(Geoms, AMeshGridIsBuiltOncePerProcessAndShared) {
+  const long long before = GridBuilds();
+  ASSERT_GE(before, 0) << "mjgranular_grid_builds not exported";
+  std::string error;
+  auto m = LoadXml(SlabXml(0.021, "0.002"), &error);  // compiling makes an mjData: builds it
+  ASSERT_TRUE(m) << error;
+  EXPECT_EQ(GridBuilds(), before + 1);
+  DataPtr a(mj_makeData(m.get())), b(mj_makeData(m.get()));
+  EXPECT_EQ(GridBuilds(), before + 1) << "a new mjData built the grid again";
+  for (int i = 0; i < 50; i++) {
+    mj_step(m.get(), a.get());
+    mj_step(m.get(), b.get());
+  }
+  EXPECT_EQ(StateCopy(m.get(), a.get()), StateCopy(m.get(), b.get()));
+  // the same mesh in a model compiled again: found; another spacing or mesh is another grid
+  auto again = LoadXml(SlabXml(0.021, "0.002"));
+  EXPECT_EQ(GridBuilds(), before + 1);
+  auto finer = LoadXml(SlabXml(0.021, "0.001"));
+  auto other = LoadXml(SlabXml(0.022, "0.002"));
+  ASSERT_TRUE(again && finer && other);
+  EXPECT_EQ(GridBuilds(), before + 3);
+}
+
+TEST(Geoms, ThreadsCompilingAMeshAtOnceBuildItsGridOnce) {
+  const long long before = GridBuilds();
+  auto states = mjg_test::StatesOfThreadsCompiling(SlabXml(0.023, "0.002"), 4, 20);
+  EXPECT_EQ(GridBuilds(), before + 1);
+  for (size_t t = 0; t < states.size(); t++) {
+    ASSERT_FALSE(states[t].empty()) << "thread " << t;
+    EXPECT_EQ(states[t], states[0]) << "thread " << t;
   }
 }
 

@@ -2,13 +2,10 @@
 // model load and comes to rest without entering them; every reset and every mjData of the model
 // gets that bed bit for bit; and it is settled once per process for each input (counted by the
 // library's exported mjgranular_settle_runs), also when threads compile the model at once.
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -27,17 +24,7 @@ using mjg_test::StateCopy;
 constexpr double kRadius = 0.004;
 
 // beds settled so far in this process, read from the library
-long long SettleRuns() {
-  mjg_test::LoadPlugin();
-  void* lib = dlopen(MJGRANULAR_PLUGIN_PATH, RTLD_NOW | RTLD_NOLOAD);
-  EXPECT_TRUE(lib) << dlerror();
-  if (!lib) return -1;
-  auto runs = (long long (*)(void))dlsym(lib, "mjgranular_settle_runs");
-  EXPECT_TRUE(runs) << "mjgranular_settle_runs not exported";
-  long long n = runs ? runs() : -1;
-  dlclose(lib);
-  return n;
-}
+long long SettleRuns() { return mjg_test::LibraryCount("mjgranular_settle_runs"); }
 
 // a loose, strongly jittered lattice (it pours into a random bed) in a domain box, over a floor
 // plane, with a low world box (a post) that the bed buries; each test its own seed, so its input is
@@ -161,23 +148,10 @@ TEST(Settle, OncePerInputPerProcess) {
 
 TEST(Settle, ThreadsCompilingAtOnceSettleOnce) {
   const long long before = SettleRuns();
-  const std::string xml = SettleXml("0.2", 105);
-  const int nthread = 4;
-  std::vector<ModelPtr> models(nthread);
-  std::vector<std::vector<mjtNum>> states(nthread);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < nthread; t++) {
-    threads.emplace_back([&, t] {
-      models[t] = LoadXml(xml);
-      if (!models[t]) return;
-      DataPtr d(mj_makeData(models[t].get()));
-      states[t] = StateCopy(models[t].get(), d.get());
-    });
-  }
-  for (auto& th : threads) th.join();
+  auto states = mjg_test::StatesOfThreadsCompiling(SettleXml("0.2", 105), 4, 0);
   EXPECT_EQ(SettleRuns(), before + 1);
-  for (int t = 0; t < nthread; t++) {
-    ASSERT_TRUE(models[t]) << "thread " << t;
+  for (size_t t = 0; t < states.size(); t++) {
+    ASSERT_FALSE(states[t].empty()) << "thread " << t;
     EXPECT_EQ(states[t], states[0]) << "thread " << t;
   }
 }
