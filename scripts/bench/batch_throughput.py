@@ -80,8 +80,8 @@ def main():
   ap.add_argument("--steps", type=int, default=50)
   ap.add_argument("--nthread", type=int, default=os.cpu_count())
   a = ap.parse_args()
-  print("| grains | sims | steps | loop steps/s | batch steps/s (%d threads) | batch PSS | speed-up |"
-        % a.nthread)
+  print("| grains | sims | steps | loop steps/s | batch steps/s (%d threads) | batch PSS "
+        "| speed-up |" % a.nthread)
   print("|---:|---:|---:|---:|---:|---:|---:|")
   for want in (int(g) for g in a.grains.split(",")):
     model = mujoco.MjModel.from_xml_string(scene(want))

@@ -170,7 +170,9 @@ struct BladeSpec {
 // position servo
 std::string BladeXml(double bottom, const BladeSpec& spec, int seed) {
   char buf[2048], seed_line[96] = "";
-  if (seed) std::snprintf(seed_line, sizeof(seed_line), "<config key=\"seed\" value=\"%d\"/>", seed);
+  if (seed) {
+    std::snprintf(seed_line, sizeof(seed_line), "<config key=\"seed\" value=\"%d\"/>", seed);
+  }
   std::snprintf(
       buf, sizeof(buf),
       "<mujoco><option timestep=\"0.002\"/>"
