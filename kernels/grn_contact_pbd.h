@@ -67,23 +67,30 @@ GRN_HD grnVec3 grn_pbd_total(grnVec3 n, const grnPbdImpulse* p) {
   return grn_add(grn_scale(n, p->n - p->adh), p->t);
 }
 
+// the damping coefficient of a contact of reduced mass meff: 2 zeta sqrt(k m*) [N s / m]
+GRN_HD float grn_pbd_damping(const grnConsts* c, float meff) {
+  return 2.0f * c->dem.damping * sqrtf(c->dem.stiffness * meff);
+}
+
 // one pass of one contact: its impulses *p moved toward the substep's implicit euler spring-damper
 // with friction and adhesion, by a newton step on the contact alone in which each side takes the
 // impulse on its split mass (to_disp: the relative displacement per unit impulse with each body's
 // inverse mass times its contact count, so that the passes of a grain's contacts together do not
 // overshoot); returns the change of the impulse vector on the grain. overlap: at the current
 // displacements (> 0 touching); n: unit normal toward the grain; u: the grain's displacement
-// against its partner's over the substep so far; meff: the pair's reduced mass (the damper's
-// scale); rmin: the smaller radius (adhesion's area); mu_s, mu_k: static and kinetic friction.
+// against its partner's over the substep so far; damp: its damping coefficient
+// (grn_pbd_damping); rmin: the smaller radius (adhesion's area); mu_s, mu_k: static and kinetic
+// friction.
 // the spring pushes with dt (k z - c u.n / dt) at the end of the substep, never pulling; adhesion
 // cancels the separation left after it with up to dt a A(z); the slip is cancelled while the
 // tangential impulse fits mu_s p_n + dt a A, else it is mu_k p_n + dt a A against the slip
-GRN_HD grnVec3 grn_pbd_update(const grnConsts* c, float overlap, grnVec3 n, grnVec3 u, float meff,
+GRN_HD grnVec3 grn_pbd_update(const grnConsts* c, float overlap, grnVec3 n, grnVec3 u, float damp,
                               float to_disp, float rmin, float mu_s, float mu_k,
                               grnPbdImpulse* p) {
-  float dt = c->dt, k = c->dem.stiffness, damp = 2.0f * c->dem.damping * sqrtf(k * meff);
+  float dt = c->dt, k = c->dem.stiffness;
   grnVec3 before = grn_pbd_total(n, p);
   float un = grn_dot(u, n);
+  grnVec3 slip = grn_sub(u, grn_scale(n, un));
   if (overlap > 0 || p->n > 0) {
     float target = dt * k * overlap - damp * un, grow = (dt * k + damp) * to_disp;
     float pn = (target + grow * p->n) / (1 + grow);
@@ -95,7 +102,6 @@ GRN_HD grnVec3 grn_pbd_update(const grnConsts* c, float overlap, grnVec3 n, grnV
                              : 0.0f;
   float adh = p->adh + un / to_disp;
   p->adh = adh < 0 ? 0.0f : (adh > la ? la : adh);
-  grnVec3 slip = grn_sub(u, grn_scale(n, grn_dot(u, n)));
   grnVec3 t = grn_sub(p->t, grn_scale(n, grn_dot(p->t, n)));
   t = grn_sub(t, grn_scale(slip, 1.0f / to_disp));
   float len = grn_norm(t);
@@ -131,7 +137,7 @@ GRN_HD int grn_pbd_wakes(const grnData* d, const grnConsts* c, int i, grnVec3 di
 }
 
 // a contact's impulses from the law state of its slot (rot, lin: pair_rot and pair_lin, or
-// sc_rot and sc_lin), on the slot's grain
+// sc_rot and sc_lin), on the slot's grain; and back
 GRN_HD grnPbdImpulse grn_pbd_state(const float* rot, const float* lin, size_t slot) {
   grnPbdImpulse p;
   p.n = rot[3 * slot];
@@ -139,9 +145,9 @@ GRN_HD grnPbdImpulse grn_pbd_state(const float* rot, const float* lin, size_t sl
   p.t = grn_load3(lin + 3 * slot);
   return p;
 }
-GRN_HD void grn_pbd_store_shape_state(const grnData* d, size_t slot, const grnPbdImpulse* p) {
-  grn_store3(d->sc_rot + 3 * slot, grn_v3(p->n, p->adh, 0));
-  grn_store3(d->sc_lin + 3 * slot, p->t);
+GRN_HD void grn_pbd_put_state(float* rot, float* lin, size_t slot, const grnPbdImpulse* p) {
+  grn_store3(rot + 3 * slot, grn_v3(p->n, p->adh, 0));
+  grn_store3(lin + 3 * slot, p->t);
 }
 
 // the relative displacement per unit impulse of grain i against a partner of split inverse mass
@@ -175,13 +181,13 @@ GRN_HD void grn_pbd_start_grain(const grnData* d, const grnConsts* c, int i) {
   grn_pbd_store(d->iter, i, disp, grn_pbd_wakes(d, c, i, disp));
 }
 
-// pair p's masses into cp_mass (m*, the relative displacement per unit impulse) and its carried
+// pair p's damping coefficient and relative displacement per unit impulse into cp_mass, its carried
 // impulses (from the solving grain's slot) into cp_arm (n, adh) and cp_mom (t)
 GRN_HD void grn_pbd_prepare_pair(const grnData* d, const grnConsts* c, int p) {
   size_t q = (size_t)p;
   int i = d->cp_grain[p], j = d->cp_partner[p];
   float wj = grn_inv_mass(d, j);
-  d->cp_mass[4 * q] = 1.0f / (grn_inv_mass(d, i) + wj);
+  d->cp_mass[4 * q] = grn_pbd_damping(c, 1.0f / (grn_inv_mass(d, i) + wj));
   d->cp_mass[4 * q + 1] = grn_pbd_to_disp(d, c, i, (float)d->ncontact[j] * wj);
   grnPbdImpulse imp = grn_pbd_state(d->pair_rot, d->pair_lin, GRN_SLOT(d->cp_slot[p], i, d->cap));
   d->cp_arm[2 * q] = imp.n;
@@ -246,26 +252,26 @@ GRN_HD void grn_pbd_solve_grain(const grnData* d, const grnConsts* c, int i) {
       awake |= grn_pbd_awake(d->iter, ref >= 0 ? d->cp_partner[p] : d->cp_grain[p]);
   }
   // shapes, moving by sc_vel over the substep (and a coupled body by its answer so far)
-  float r = grn_radius(d, i), m = 1.0f / im;
+  float r = grn_radius(d, i), rigid = d->nshape[i] > 0 ? grn_pbd_damping(c, 1.0f / im) : 0.0f;
   float kinetic = c->friction > 0 ? c->kinetic_friction / c->friction : 1.0f;
   for (int k = 0; k < d->nshape[i]; k++) {
     size_t slot = GRN_SLOT(k, i, cap);
     const grnShape* sh = d->shapes + d->sc_shape[slot];
     grnVec3 n = grn_load3(d->sc_normal + 3 * slot);
     grnVec3 u = grn_sub(disp, grn_scale(grn_load3(d->sc_vel + 3 * slot), c->dt));
-    float meff = m, body = 0;
+    float damp = rigid, body = 0;
     if (d->body_mob && sh->body >= 0) {
       grnVec3 arm = grn_body_arm(d, sh, i, n);
       u = grn_sub(u, grn_scale(grn_body_point_dv(d, sh->body, arm), c->dt));
       float w = grn_body_compliance(d, sh->body, arm, n);
-      meff = 1.0f / (im + w);
+      damp = grn_pbd_damping(c, 1.0f / (im + w));
       body = (float)d->body_nc[sh->body] * w;
     }
     float overlap = d->sc_depth[slot] - grn_dot(u, n);
     grnPbdImpulse imp = grn_pbd_state(d->sc_rot, d->sc_lin, slot);
-    sum = grn_add(sum, grn_pbd_update(c, overlap, n, u, meff, grn_pbd_to_disp(d, c, i, body), r,
+    sum = grn_add(sum, grn_pbd_update(c, overlap, n, u, damp, grn_pbd_to_disp(d, c, i, body), r,
                                       sh->friction, sh->friction * kinetic, &imp));
-    grn_pbd_store_shape_state(d, slot, &imp);
+    grn_pbd_put_state(d->sc_rot, d->sc_lin, slot, &imp);
     grn_store3(d->sc_impulse + 3 * slot, grn_pbd_total(n, &imp));
   }
   disp = grn_add(disp, grn_scale(sum, im * c->dt));
@@ -285,14 +291,14 @@ GRN_HD void grn_pbd_integrate_grain(const grnData* d, const grnConsts* c, int i)
     size_t slot = GRN_SLOT(k, i, d->cap);
     float sign;
     int p = grn_slot_pair(d->pair_ref[slot], &sign);
-    grnVec3 rot = grn_v3(0, 0, 0), t = rot;
+    grnPbdImpulse imp = {0, 0, {0, 0, 0}};
     if (p >= 0) {
       size_t q = (size_t)p;
-      rot = grn_v3(d->cp_arm[2 * q], d->cp_arm[2 * q + 1], 0);
-      t = grn_scale(grn_load3(d->cp_mom + 3 * q), sign);
+      imp.n = d->cp_arm[2 * q];
+      imp.adh = d->cp_arm[2 * q + 1];
+      imp.t = grn_scale(grn_load3(d->cp_mom + 3 * q), sign);
     }
-    grn_store3(d->pair_rot + 3 * slot, rot);
-    grn_store3(d->pair_lin + 3 * slot, t);
+    grn_pbd_put_state(d->pair_rot, d->pair_lin, slot, &imp);
   }
 }
 

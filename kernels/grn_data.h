@@ -120,7 +120,7 @@ typedef enum grnArrayUnit_ {
   X(float, cp_arm, 2, grnUNIT_PAIR, "distances to the contact point; pbd: impulses n, adh")      \
   X(float, cp_target, 1, grnUNIT_PAIR, "normal relative velocity aimed at")                    \
   X(float, cp_bias_target, 1, grnUNIT_PAIR, "normal pseudo-velocity the baumgarte aims at")    \
-  X(float, cp_mass, 4, grnUNIT_PAIR, "pj: grnPjMass; pbd: m*, displacement per impulse")      \
+  X(float, cp_mass, 4, grnUNIT_PAIR, "pj: grnPjMass; pbd: damping, displacement per impulse") \
   X(float, cp_reff, 1, grnUNIT_PAIR, "effective rolling radius r_i r_j / (r_i + r_j) [m]")     \
   X(float, cp_imp, 3, grnUNIT_PAIR, "impulse on the grain (pj: so far; pbd: its change) [N s]") \
   X(float, cp_mom, 3, grnUNIT_PAIR, "its rolling, torsional angular impulse; pbd: tangential")  \
