@@ -103,7 +103,8 @@ build_kit() {
 
   # the python tests' packages the gpu machine lacks, at .venv's versions (mujoco pinned); the
   # mujoco-studio part of the mujoco wheel set (28 MiB installed) is not needed by the tests, and
-  # imageio-ffmpeg (render test, 165 MiB installed) does not fit: test_render.py is left out there
+  # imageio-ffmpeg (render test, 165 MiB installed) and ray (test_distributed.py, 240 MiB) do not
+  # fit: those tests are left out there
   local py="$root/.venv/bin/python" names=() n v
   for n in mujoco mujoco-core glfw pyopengl gymnasium cloudpickle farama-notifications \
            typing-extensions mujoco-menagerie gym-hil; do
@@ -307,6 +308,11 @@ python_tests() {
   if ! "$py" -c "import imageio_ffmpeg, ctypes.util, sys; sys.exit(not ctypes.util.find_library('OSMesa'))" 2>/dev/null; then
     echo "left out: tests/python/test_render.py (no OSMesa or imageio-ffmpeg here)"
     args+=(--ignore=tests/python/test_render.py)
+  fi
+  # ray (240 MiB installed) does not fit in the kit either
+  if ! "$py" -c "import ray" 2>/dev/null; then
+    echo "left out: tests/python/test_distributed.py (no ray here)"
+    args+=(--ignore=tests/python/test_distributed.py)
   fi
   "$py" -c "import xdist" 2>/dev/null && args+=(-n 8)
   "$py" -m pytest "${args[@]}" tests/python

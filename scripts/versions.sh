@@ -2,7 +2,7 @@
 # pyproject.toml, which pip reads alone, repeats the mujoco and scikit-build-core pins
 # (tests/python/test_package.py holds them equal)
 MJGRANULAR_MUJOCO_VERSION=4.0.0
-MJGRANULAR_PY_PACKAGES="numpy==2.3.5 pytest==9.2.0 pillow==12.0.0 imageio-ffmpeg==0.8.1 gymnasium==1.4.0"
+MJGRANULAR_PY_PACKAGES="numpy==2.3.5 pytest==9.2.0 pillow==12.0.0 imageio-ffmpeg==0.8.1 gymnasium==1.4.0 ray==2.60.0"
 # the Franka Panda of the excavation scene (scripts/examples/panda.py), installed without
 # dependencies: MuJoCo Menagerie's package (downloads the robot from the Menagerie's GitHub
 # release on first use) and gym-hil, whose wheel ships a copy of the Menagerie Panda (for

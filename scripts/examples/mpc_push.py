@@ -4,8 +4,9 @@ Predictive sampling (as in MuJoCo MPC) on models/push.xml: the plan is a piecewi
 of blade velocities (the two velocity actuators' controls) through a few knots over a horizon.
 Every replanning interval, the plan is shifted to start now, perturbed with Gaussian noise into
 a set of candidate plans (the unperturbed one among them), each candidate is rolled out from the
-current state (mj_getState / mj_setState with mjSTATE_FULLPHYSICS, which carries the grains in
-plugin_state) on a second MjData, the cheapest becomes the plan, and the real system steps
+current state (mj_getState / mj_setState with mjSTATE_INTEGRATION, which carries the grains in
+plugin_state) on a second MjData, or on the workers of a Ray cluster with --ray (the same costs
+bit for bit: mjgranular.distributed), the cheapest becomes the plan, and the real system steps
 through the interval with it. Rollout cost: the mean horizontal distance of the grains to the
 target region (the geom named "target") at the end of the horizon, plus a small control effort,
 plus a small term for the blade's distance to the grains' centre (without it no candidate that
@@ -15,6 +16,7 @@ Prints the cost over the iterations, then the cost reached against doing nothing
 
   .venv/bin/python scripts/examples/mpc_push.py          # 1.5 s simulated, a few minutes on CPU
   .venv/bin/python scripts/examples/mpc_push.py --quick  # short (tests/python/test_mpc_push.py)
+  .venv/bin/python scripts/examples/mpc_push.py --ray auto  # candidates on this machine's cluster
 """
 
 import argparse
@@ -30,7 +32,7 @@ import numpy as np  # noqa: E402
 import mjgranular  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))  # the repository
-FULL = mujoco.mjtState.mjSTATE_FULLPHYSICS
+STATE = mujoco.mjtState.mjSTATE_INTEGRATION  # the whole state, warm start included
 EFFORT = 0.01  # weight of the mean squared control [m / (m/s)^2] in the rollout cost
 REACH = 0.1    # weight of the blade's distance to the grains' centre in the rollout cost
 
@@ -47,6 +49,11 @@ def parse_args(argv=None):
   p.add_argument("--knots", type=int, default=3, help="spline knots over the horizon")
   p.add_argument("--sigma", type=float, default=0.15, help="knot noise [m/s]")
   p.add_argument("--seed", type=int, default=0, help="noise seed")
+  p.add_argument("--ray", metavar="ADDRESS", default=None,
+                 help="roll the candidates out on a Ray cluster: 'local' starts one here, 'auto' "
+                      "joins this machine's (ray start), or host:port")
+  p.add_argument("--workers", type=int, default=None,
+                 help="Ray workers (default: one per CPU of the cluster)")
   args = p.parse_args(argv)
   if args.quick:
     args.seconds, args.horizon, args.replan, args.samples = 0.6, 0.2, 0.06, 4
@@ -85,30 +92,51 @@ class Target:
     return float(np.linalg.norm(gap, axis=1).mean())
 
 
-def rollout_cost(m, d, state, plan, nstep, target, grains, blade):
-  """Cost of running plan for nstep steps from state, on d."""
-  mujoco.mj_setState(m, d, state, FULL)
-  effort = 0.0
-  for k in range(nstep):
-    d.ctrl[:] = plan(k * m.opt.timestep)
-    effort += float(d.ctrl @ d.ctrl)
-    mujoco.mj_step(m, d)
+def controls_of(plan, nstep, dt):
+  """(nstep, nu): the plan's controls before each of nstep steps of dt."""
+  return np.stack([plan(k * dt) for k in range(nstep)])
+
+
+def rollout_cost(m, d, controls, target, grains, blade):
+  """Cost of a rollout that ran controls and left d in its final state (grains: views of d)."""
+  mujoco.mj_kinematics(m, d)
+  effort = float(np.mean(np.sum(controls * controls, axis=1)))
   reach = np.linalg.norm(d.xpos[blade, :2] - grains.positions[:, :2].mean(axis=0))
-  return target.cost(grains) + EFFORT * effort / nstep + REACH * reach
+  return target.cost(grains) + EFFORT * effort + REACH * reach
 
 
-def plan_step(m, d_plan, state, nominal, args, rng, target, grains):
+def evaluate(m, d, state, candidates, target, grains, blade, pool=None):
+  """The cost of each candidate's controls (k x nstep x nu) run from state (an INTEGRATION row):
+  stepped here on d, or by the Ray workers of pool, whose final states come back to d."""
+  if pool is None:
+    finals = None
+  else:
+    finals = pool.rollout(state, candidates)["state"]
+  costs = []
+  for i, controls in enumerate(candidates):
+    if finals is None:
+      mujoco.mj_setState(m, d, state, STATE)
+      for u in controls:
+        d.ctrl[:] = u
+        mujoco.mj_step(m, d)
+    else:
+      mujoco.mj_setState(m, d, finals[i], STATE)
+    costs.append(rollout_cost(m, d, controls, target, grains, blade))
+  return costs
+
+
+def plan_step(m, d_plan, state, nominal, args, rng, target, grains, pool=None):
   """One predictive-sampling iteration: the cheapest of the nominal and its perturbations."""
   nstep = max(1, round(args.horizon / m.opt.timestep))
   lo, hi = m.actuator_ctrlrange[:, 0], m.actuator_ctrlrange[:, 1]
-  best, best_cost = None, np.inf
+  plans = []
   for i in range(args.samples):
     noise = 0 if i == 0 else args.sigma * rng.standard_normal(nominal.values.shape)
-    candidate = Spline(nominal.times, np.clip(nominal.values + noise, lo, hi))
-    cost = rollout_cost(m, d_plan, state, candidate, nstep, target, grains, args.blade)
-    if cost < best_cost:
-      best, best_cost = candidate, cost
-  return best, best_cost
+    plans.append(Spline(nominal.times, np.clip(nominal.values + noise, lo, hi)))
+  candidates = np.stack([controls_of(p, nstep, m.opt.timestep) for p in plans])
+  costs = evaluate(m, d_plan, state, candidates, target, grains, args.blade, pool)
+  best = int(np.argmin(costs))
+  return plans[best], costs[best]
 
 
 def run_open_loop(m, d, seconds, controls):
@@ -130,7 +158,13 @@ def main(argv=None):
     sys.exit("mpc_push: the model has no body named 'blade'")
   grains, plan_grains = mjgranular.grains(m, d), mjgranular.grains(m, d_plan)
   rng = np.random.default_rng(args.seed)
-  state = np.empty(mujoco.mj_stateSize(m, FULL))
+  pool = None
+  if args.ray:
+    import mjgranular.distributed as dist
+    dist.connect(args.ray)
+    pool = dist.RolloutPool(m, workers=args.workers)
+    print(f"mpc_push: candidates rolled out by {len(pool.workers)} Ray workers")
+  state = np.empty(mujoco.mj_stateSize(m, STATE))
   start = target.cost(grains)
   print(f"mpc_push: {os.path.relpath(args.model, ROOT)}: {grains.count} grains, "
         f"{args.seconds:g} s, horizon {args.horizon:g} s, replanning every {args.replan:g} s, "
@@ -144,18 +178,19 @@ def main(argv=None):
   plan = Spline(times, np.zeros((args.knots, m.nu)))
   replan_steps = max(1, round(args.replan / m.opt.timestep))
   iterations = max(1, round(args.seconds / (replan_steps * m.opt.timestep)))
-  history = []
+  history, planned_costs = [], []
   wall0 = time.perf_counter()
   for it in range(iterations):
     # plan from the current state, then run the plan's first interval on the real system
-    mujoco.mj_getState(m, d, state, FULL)
-    plan, planned = plan_step(m, d_plan, state, plan, args, rng, target, plan_grains)
+    mujoco.mj_getState(m, d, state, STATE)
+    plan, planned = plan_step(m, d_plan, state, plan, args, rng, target, plan_grains, pool)
     for k in range(replan_steps):
       d.ctrl[:] = plan(k * m.opt.timestep)
       mujoco.mj_step(m, d)
     plan = plan.shifted(replan_steps * m.opt.timestep)
     actual = target.cost(grains)
     history.append(actual)
+    planned_costs.append(planned)
     print(f" {it:4d}   {d.time:8.3f}   {1000 * planned:12.2f}   {1000 * actual:11.2f}   "
           f"{d.qpos[0]:11.3f}   {d.ctrl[0]:+5.2f} {d.ctrl[1]:+5.2f}   "
           f"{time.perf_counter() - wall0:8.1f}", flush=True)
@@ -168,7 +203,10 @@ def main(argv=None):
   print(f"mpc_push: after {d.time:.2f} s: planned pushes {1000 * final:.1f} mm, doing nothing "
         f"{1000 * nothing:.1f} mm (start {1000 * start:.1f} mm), "
         f"{time.perf_counter() - wall0:.0f} s wall")
-  return {"start": start, "final": final, "nothing": nothing, "history": history}
+  if pool is not None:
+    pool.close()
+  return {"start": start, "final": final, "nothing": nothing, "history": history,
+          "planned": planned_costs}
 
 
 if __name__ == "__main__":
