@@ -3,6 +3,12 @@ over NSIM MjData, each bed pushed by its own blade (scene(); tests/python/test_b
 too). Prints steps per second and particle-substeps per second of both.
 
     .venv/bin/python scripts/bench/batch_throughput.py --grains 256,2000 --nsim 64 --steps 50
+
+With --envs N, the bulldozer environment instead: env-steps per second of BulldozerBatch(N) (one
+Batch) against N BulldozerEnv stepped in a loop, and with --async against gymnasium's make_vec
+of N BulldozerEnv in a process each; every dozer starts at the pile and drives its own action.
+
+    .venv/bin/python scripts/bench/batch_throughput.py --envs 8 --grains 2000 --steps 5 --async
 """
 
 import argparse
@@ -73,13 +79,62 @@ def run(model, nsim, steps, nthread):
   return loop, time.perf_counter() - t0
 
 
+def envs_run(grains, nenv, steps, nthread, settle, processes):
+  """seconds for `steps` env steps of nenv bulldozers: (loop over BulldozerEnv, BulldozerBatch,
+  async make_vec or None), and the grains of one."""
+  import gymnasium
+  from mjgranular.envs.bulldozer import BulldozerEnv
+  from mjgranular.envs.bulldozer_batch import BulldozerBatch
+  kwargs = dict(grains=grains, settle=settle, max_steps=steps + 1, backend="cpu")
+  start = {"pose": (-0.35, 0.0, 0.0)}  # the blade about 5 cm from a 2,000-grain pile
+  actions = np.random.default_rng(0).uniform([0.5, -1.0], [1.0, 1.0], (nenv, 2))
+
+  def timed(step):
+    t0 = time.perf_counter()
+    for _ in range(steps):
+      step()
+    return time.perf_counter() - t0
+
+  singles = [BulldozerEnv(**kwargs) for _ in range(nenv)]
+  for i, env in enumerate(singles):
+    env.reset(seed=i, options=start)
+  loop = timed(lambda: [env.step(a) for env, a in zip(singles, actions)])
+  n = len(singles[0].grain_positions)
+  batch = BulldozerBatch(nenv, nthread=nthread, **kwargs)
+  batch.reset(seed=0, options=start)
+  batched = timed(lambda: batch.step(actions))
+  batch.close()
+  if not processes:
+    return loop, batched, None, n
+  vec = gymnasium.make_vec("mjgranular/Bulldozer-v0", nenv, vectorization_mode="async", **kwargs)
+  vec.reset(seed=0, options=start)
+  spread = timed(lambda: vec.step(actions))
+  vec.close()
+  return loop, batched, spread, n
+
+
 def main():
   ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
   ap.add_argument("--grains", default="256,2000", help="bed sizes, comma-separated")
   ap.add_argument("--nsim", type=int, default=64)
   ap.add_argument("--steps", type=int, default=50)
   ap.add_argument("--nthread", type=int, default=os.cpu_count())
+  ap.add_argument("--envs", type=int, default=0, help="time N bulldozer environments instead")
+  ap.add_argument("--settle", type=float, default=0.2, help="the bulldozer bed's settling [s]")
+  ap.add_argument("--async", dest="processes", action="store_true",
+                  help="with --envs, time gymnasium's async make_vec too")
   a = ap.parse_args()
+  if a.envs:
+    print("| grains | envs | steps | loop env-steps/s | batch env-steps/s (%d threads) "
+          "| speed-up | async env-steps/s |" % a.nthread)
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for want in (int(g) for g in a.grains.split(",")):
+      loop, batch, spread, n = envs_run(want, a.envs, a.steps, a.nthread, a.settle, a.processes)
+      total = a.envs * a.steps
+      print("| %d | %d | %d | %.2f | %.2f | %.2fx | %s |"
+            % (n, a.envs, a.steps, total / loop, total / batch, loop / batch,
+               "-" if spread is None else "%.2f" % (total / spread)), flush=True)
+    return
   print("| grains | sims | steps | loop steps/s | batch steps/s (%d threads) | batch PSS "
         "| speed-up |" % a.nthread)
   print("|---:|---:|---:|---:|---:|---:|---:|")

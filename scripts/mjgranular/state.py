@@ -8,6 +8,8 @@ The layout is plugin/README.md's "plugin_state layout"; the views take it from t
 import ctypes
 import math
 
+import numpy as np
+
 from mjgranular.loader import PLUGIN_NAME, library
 
 
@@ -69,6 +71,8 @@ class Grains:
     wrenches   (nbody x 6) force [N], torque [N m] about each body's xipos, world frame
     state      the instance's whole block; capacity, count
     Writing into the views writes the state (on the GPU backend, set state[1] = 0 afterwards).
+    data is an MjData, or a plugin_state vector: one simulation's row of a mujoco.batch.Batch's
+    batch.bind("plugin_state"), whose views follow the simulation as the batch steps it.
     """
 
     def __init__(self, model, data, instance=0):
@@ -77,7 +81,8 @@ class Grains:
         adr = int(model.plugin_stateadr[instance])
         num = int(model.plugin_statenum[instance])
         self._data = data  # keeps the buffer alive as long as the views
-        self.state = data.plugin_state[adr:adr + num]
+        plugin_state = data if isinstance(data, np.ndarray) else data.plugin_state
+        self.state = plugin_state[adr:adr + num]
 
         def part(name, shape=None):
             at, length = state_part(model, instance, name)
@@ -140,5 +145,6 @@ class Grains:
 
 
 def grains(model, data, instance=0):
-    """The grains of plugin instance `instance` of data, as numpy views of data.plugin_state."""
+    """The grains of plugin instance `instance` of data (an MjData or a plugin_state vector), as
+    numpy views of its plugin_state."""
     return Grains(model, data, instance)

@@ -28,6 +28,8 @@ when the environment is made (settle seconds, dozer still) and that state is wha
 with the dozer's start pose drawn around its MJCF pose from the reset seed (or given as
 reset(options={"pose": (x, y, yaw)})). `grains` shrinks or
 grows the pile (its side; depth kept) to about that many grains: small piles for CI and tests.
+BulldozerScene holds what this environment and its vector environment on a mujoco.batch.Batch,
+BulldozerBatch (envs/bulldozer_batch.py), share.
 
 Run it to drive the dozer straight into the pile and report the reward and the speed:
 
@@ -62,6 +64,7 @@ EGO_HALF_WIDTH = 0.16                   # ego map half width [m]
 START_JITTER = (0.05, 0.1, 0.3)         # uniform start pose noise: x, y [m], yaw [rad]
 YARD = (0.8, 0.4)                       # half extents of the walled yard [m]
 MAX_HEIGHT = 1.0                        # heights in the observations are clipped to this [m]
+INTEGRATION = mujoco.mjtState.mjSTATE_INTEGRATION   # the state a reset restores, all of it
 
 
 def goal_reward(positions, lo=GOAL_LO, hi=GOAL_HI):
@@ -108,6 +111,116 @@ def scene_xml(grains=None, backend=None, path=MODEL):
   return ET.tostring(root, encoding="unicode")
 
 
+def goal_info(positions, time):
+  """The step's info of grain positions (n x 3) at simulated time `time` [s]."""
+  inside = np.all((positions >= GOAL_LO) & (positions <= GOAL_HI), axis=1)
+  return {"grains_in_goal": int(np.count_nonzero(inside)), "grains": len(positions),
+          "time": float(time)}
+
+
+def ego_map(positions, pose, radius):
+  """Highest grain top per cell over the square ahead of the blade, in the dozer frame, of grain
+  positions (n x 3) of this radius, the dozer at pose (x, y, yaw)."""
+  x, y, yaw = pose
+  c, s = math.cos(yaw), math.sin(yaw)
+  dx, dy = positions[:, 0] - x, positions[:, 1] - y
+  ahead = c * dx + s * dy
+  left = -s * dx + c * dy
+  cell = (EGO_AHEAD[1] - EGO_AHEAD[0]) / EGO_CELLS
+  i = np.floor((ahead - EGO_AHEAD[0]) / cell)
+  j = np.floor((left + EGO_HALF_WIDTH) / cell)
+  keep = (i >= 0) & (i < EGO_CELLS) & (j >= 0) & (j < EGO_CELLS)
+  ego = np.zeros((EGO_CELLS, EGO_CELLS), dtype=np.float32)
+  top = positions[keep, 2] + radius
+  np.maximum.at(ego, (j[keep].astype(int), i[keep].astype(int)), top.astype(np.float32))
+  return np.minimum(ego, MAX_HEIGHT)
+
+
+def drive_command(action):
+  """(forward speed [m/s], yaw rate [rad/s]) of actions (..., 2), clipped to [-1, 1]."""
+  action = np.clip(np.asarray(action, dtype=np.float64), -1.0, 1.0)
+  return action[..., 0] * MAX_SPEED, action[..., 1] * MAX_YAW_RATE
+
+
+def track_velocity(speed, heading):
+  """World-frame x and y velocity [m/s] of tracks driving at `speed` along `heading` [rad]."""
+  return speed * np.cos(heading), speed * np.sin(heading)
+
+
+class BulldozerScene:
+  """The bulldozer model with a pile of about `grains` grains (None: the model's) on `backend`,
+  and what the environments read and write in it: BulldozerEnv runs it in one MjData,
+  BulldozerBatch (envs/bulldozer_batch.py) in a mujoco.batch.Batch."""
+
+  def __init__(self, grains=None, backend=None):
+    mjgranular.load_plugin()
+    xml = scene_xml(grains, backend)
+    _, config = terrain_config(ET.fromstring(xml))
+    self.radius = float(config["radius"].get("value"))        # grain radius [m]
+    self.substep = float(config["timestep"].get("value"))     # granular substep [s]
+    self.model = m = mujoco.MjModel.from_xml_string(xml)
+    self.nstep = max(1, round(CONTROL_PERIOD / m.opt.timestep))   # mj_steps per env step
+    self.qpos = [m.jnt_qposadr[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, j)]
+                 for j in ("x", "y", "yaw")]
+    self.ctrl = [mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_ACTUATOR, a) for a in ("x", "y", "yaw")]
+    self.base = m.body_pos[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "dozer")]
+    sky = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SENSOR, "sky")
+    self.sky = slice(m.sensor_adr[sky], m.sensor_adr[sky] + m.sensor_dim[sky])
+    self.sky_shape = (36, 72)
+    if m.sensor_dim[sky] != self.sky_shape[0] * self.sky_shape[1]:
+      raise ValueError(f"sensor 'sky' has {m.sensor_dim[sky]} values, expected 36 x 72")
+
+    self.action_space = spaces.Box(-1.0, 1.0, shape=(2,), dtype=np.float32)
+    self.observation_space = spaces.Dict({
+        "sky": spaces.Box(0.0, MAX_HEIGHT, shape=self.sky_shape, dtype=np.float32),
+        "ego": spaces.Box(0.0, MAX_HEIGHT, shape=(EGO_CELLS, EGO_CELLS), dtype=np.float32),
+        "pose": spaces.Box(np.array([-YARD[0], -YARD[1], -np.pi], dtype=np.float32),
+                           np.array([YARD[0], YARD[1], np.pi], dtype=np.float32), dtype=np.float32),
+    })
+
+  def settle(self, data, seconds):
+    """Settles the bed in data for `seconds` with the dozer still. Returns the mjSTATE_INTEGRATION
+    state every reset starts from: the settled grains at rest, time 0, controls, warm start and
+    applied forces as mj_resetData leaves them (data is left in it)."""
+    m = self.model
+    mujoco.mj_resetData(m, data)
+    mujoco.mj_step(m, data, nstep=max(0, round(seconds / m.opt.timestep)))
+    full = mujoco.mjtState.mjSTATE_FULLPHYSICS
+    settled = np.empty(mujoco.mj_stateSize(m, full))
+    mujoco.mj_getState(m, data, settled, full)
+    mujoco.mj_resetData(m, data)
+    mujoco.mj_setState(m, data, settled, full)
+    data.time = 0.0
+    data.qvel[:] = 0
+    start = np.empty(mujoco.mj_stateSize(m, INTEGRATION))
+    mujoco.mj_getState(m, data, start, INTEGRATION)
+    return start
+
+  def start_joints(self, rng, pose=None):
+    """The dozer's x, y and yaw joint values at a reset: at pose (x, y, yaw) in the world frame
+    when given, else drawn from rng around its MJCF pose."""
+    if pose is not None:
+      x, y, yaw = pose
+      return np.array([x - self.base[0], y - self.base[1], yaw])
+    return np.array([rng.uniform(-jitter, jitter) for jitter in START_JITTER])
+
+  def pose(self, qpos):
+    """The dozer's x, y [m] and yaw [rad] in (-pi, pi] of a qpos vector."""
+    x, y, yaw = (float(qpos[a]) for a in self.qpos)
+    return np.array([self.base[0] + x, self.base[1] + y, math.atan2(math.sin(yaw), math.cos(yaw))])
+
+  def observation(self, qpos, sensordata, positions):
+    """The observation (see the module docstring) of a state's qpos, its sensordata as mj_forward
+    computes it there, and its grain positions (n x 3)."""
+    pose = self.pose(qpos)
+    sky = sensordata[self.sky].reshape(self.sky_shape)
+    return {
+        "sky": np.clip(sky, 0, MAX_HEIGHT).astype(np.float32),
+        "ego": ego_map(positions, pose, self.radius),
+        "pose": pose.astype(np.float32),
+    }
+
+
 class BulldozerEnv(gymnasium.Env):
   """Push the sand into the goal box with a tracked bulldozer (see the module docstring)."""
 
@@ -119,52 +232,18 @@ class BulldozerEnv(gymnasium.Env):
     key (None: the model's, auto)."""
     if render_mode not in (None, "rgb_array"):
       raise ValueError(f"render_mode {render_mode!r}: only 'rgb_array' is supported")
-    mjgranular.load_plugin()
-    xml = scene_xml(grains, backend)
-    _, config = terrain_config(ET.fromstring(xml))
-    self.radius = float(config["radius"].get("value"))        # grain radius [m]
-    self.substep = float(config["timestep"].get("value"))     # granular substep [s]
-    self.model = mujoco.MjModel.from_xml_string(xml)
+    self.scene = BulldozerScene(grains, backend)
+    self.model = self.scene.model
     self.data = mujoco.MjData(self.model)
     self.render_mode = render_mode
     self.max_steps = max_steps
+    self.action_space = self.scene.action_space
+    self.observation_space = self.scene.observation_space
     self._grains = mjgranular.grains(self.model, self.data)
-    self._nstep = max(1, round(CONTROL_PERIOD / self.model.opt.timestep))
-    m = self.model
-    self._qpos = [m.jnt_qposadr[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, j)]
-                  for j in ("x", "y", "yaw")]
-    self._ctrl = [mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_ACTUATOR, a) for a in ("x", "y", "yaw")]
-    self._dozer = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "dozer")
-    sky = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SENSOR, "sky")
-    self._sky = slice(m.sensor_adr[sky], m.sensor_adr[sky] + m.sensor_dim[sky])
-    self._sky_shape = (36, 72)
-    if m.sensor_dim[sky] != self._sky_shape[0] * self._sky_shape[1]:
-      raise ValueError(f"sensor 'sky' has {m.sensor_dim[sky]} values, expected 36 x 72")
-
-    self.action_space = spaces.Box(-1.0, 1.0, shape=(2,), dtype=np.float32)
-    self.observation_space = spaces.Dict({
-        "sky": spaces.Box(0.0, MAX_HEIGHT, shape=self._sky_shape, dtype=np.float32),
-        "ego": spaces.Box(0.0, MAX_HEIGHT, shape=(EGO_CELLS, EGO_CELLS), dtype=np.float32),
-        "pose": spaces.Box(np.array([-YARD[0], -YARD[1], -np.pi], dtype=np.float32),
-                           np.array([YARD[0], YARD[1], np.pi], dtype=np.float32), dtype=np.float32),
-    })
-
-    # the bed settles once with the dozer still; every reset starts from here
-    mujoco.mj_resetData(m, self.data)
-    mujoco.mj_step(m, self.data, nstep=max(0, round(settle / m.opt.timestep)))
-    self.data.time = 0.0
-    self.data.qvel[:] = 0
-    self._start = self._full_state()
+    # the bed settles once; every reset starts from there
+    self._start = self.scene.settle(self.data, settle)
     self._steps = 0
     self._renderer = None
-
-  # state ----------------------------------------------------------------------------------------
-
-  def _full_state(self):
-    spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
-    state = np.empty(mujoco.mj_stateSize(self.model, spec))
-    mujoco.mj_getState(self.model, self.data, state, spec)
-    return state
 
   @property
   def grain_positions(self):
@@ -173,49 +252,20 @@ class BulldozerEnv(gymnasium.Env):
 
   def pose(self):
     """The dozer's x, y [m] and yaw [rad] in (-pi, pi]."""
-    x, y, yaw = (float(self.data.qpos[a]) for a in self._qpos)
-    base = self.model.body_pos[self._dozer]
-    return np.array([base[0] + x, base[1] + y, math.atan2(math.sin(yaw), math.cos(yaw))])
+    return self.scene.pose(self.data.qpos)
 
   def reward(self):
     """goal_reward() of the grains now."""
     return goal_reward(self.grain_positions)
 
-  # observation ----------------------------------------------------------------------------------
-
-  def _ego(self, pose):
-    """Highest grain top per cell over the square ahead of the blade, in the dozer frame."""
-    x, y, yaw = pose
-    c, s = math.cos(yaw), math.sin(yaw)
-    p = self.grain_positions
-    dx, dy = p[:, 0] - x, p[:, 1] - y
-    ahead = c * dx + s * dy
-    left = -s * dx + c * dy
-    cell = (EGO_AHEAD[1] - EGO_AHEAD[0]) / EGO_CELLS
-    i = np.floor((ahead - EGO_AHEAD[0]) / cell)
-    j = np.floor((left + EGO_HALF_WIDTH) / cell)
-    keep = (i >= 0) & (i < EGO_CELLS) & (j >= 0) & (j < EGO_CELLS)
-    ego = np.zeros((EGO_CELLS, EGO_CELLS), dtype=np.float32)
-    top = p[keep, 2] + self.radius
-    np.maximum.at(ego, (j[keep].astype(int), i[keep].astype(int)), top.astype(np.float32))
-    return np.minimum(ego, MAX_HEIGHT)
-
   def _observation(self):
     # sensors are computed by mj_forward at the state the step ended in (mj_step computes them
     # before it advances the grains)
     mujoco.mj_forward(self.model, self.data)
-    pose = self.pose()
-    sky = self.data.sensordata[self._sky].reshape(self._sky_shape)
-    return {
-        "sky": np.clip(sky, 0, MAX_HEIGHT).astype(np.float32),
-        "ego": self._ego(pose),
-        "pose": pose.astype(np.float32),
-    }
+    return self.scene.observation(self.data.qpos, self.data.sensordata, self.grain_positions)
 
   def _info(self):
-    inside = np.all((self.grain_positions >= GOAL_LO) & (self.grain_positions <= GOAL_HI), axis=1)
-    return {"grains_in_goal": int(np.count_nonzero(inside)), "grains": self._grains.count,
-            "time": float(self.data.time)}
+    return goal_info(self.grain_positions, self.data.time)
 
   # gymnasium api --------------------------------------------------------------------------------
 
@@ -225,30 +275,19 @@ class BulldozerEnv(gymnasium.Env):
     super().reset(seed=seed)
     m, d = self.model, self.data
     mujoco.mj_resetData(m, d)
-    mujoco.mj_setState(m, d, self._start, mujoco.mjtState.mjSTATE_FULLPHYSICS)
-    if options and "pose" in options:
-      base = m.body_pos[self._dozer]
-      x, y, yaw = options["pose"]
-      for a, v in zip(self._qpos, (x - base[0], y - base[1], yaw)):
-        d.qpos[a] = v
-    else:
-      for a, jitter in zip(self._qpos, START_JITTER):
-        d.qpos[a] = self.np_random.uniform(-jitter, jitter)
-    d.qvel[:] = 0
-    d.ctrl[:] = 0
+    mujoco.mj_setState(m, d, self._start, INTEGRATION)
+    d.qpos[self.scene.qpos] = self.scene.start_joints(self.np_random, (options or {}).get("pose"))
     self._steps = 0
     return self._observation(), self._info()
 
   def step(self, action):
-    action = np.clip(np.asarray(action, dtype=np.float64), -1.0, 1.0)
-    speed, yaw_rate = action[0] * MAX_SPEED, action[1] * MAX_YAW_RATE
+    speed, yaw_rate = drive_command(action)
     m, d = self.model, self.data
-    cx, cy, cyaw = self._ctrl
-    for _ in range(self._nstep):
+    cx, cy, cyaw = self.scene.ctrl
+    yaw = self.scene.qpos[2]
+    for _ in range(self.scene.nstep):
       # the tracks drive along the current heading
-      heading = d.qpos[self._qpos[2]]
-      d.ctrl[cx] = speed * math.cos(heading)
-      d.ctrl[cy] = speed * math.sin(heading)
+      d.ctrl[cx], d.ctrl[cy] = track_velocity(speed, d.qpos[yaw])
       d.ctrl[cyaw] = yaw_rate
       mujoco.mj_step(m, d)
     self._steps += 1
@@ -282,7 +321,7 @@ def main():
   env = BulldozerEnv(grains=args.grains, settle=args.settle, backend=args.backend)
   made = time.perf_counter() - t0
   n = env._grains.count
-  nsub = mjgranular.substeps(env.model, env.substep)
+  nsub = mjgranular.substeps(env.model, env.scene.substep)
   obs, info = env.reset(seed=args.seed)
   print(f"bulldozer: {n} grains, made and settled in {made:.1f} s; start pose "
         f"{np.round(obs['pose'], 3)}; reward {env.reward():.3f}")
@@ -296,9 +335,9 @@ def main():
             f"ego max {obs['ego'].max():.3f} m")
   wall = time.perf_counter() - t0
   sim = steps * CONTROL_PERIOD
-  substeps = steps * env._nstep * nsub
+  substeps = steps * env.scene.nstep * nsub
   print(f"  simulated {sim:.2f} s in {wall:.2f} s wall: {sim / wall:.4f} x real time, "
-        f"{n * substeps / wall:.3e} PSS ({nsub} substeps of {env.substep:g} s per "
+        f"{n * substeps / wall:.3e} PSS ({nsub} substeps of {env.scene.substep:g} s per "
         f"{env.model.opt.timestep:g} s step)")
   env.close()
 
