@@ -41,12 +41,21 @@ def connect(address=None, num_cpus=None):
     starts a local instance of num_cpus CPUs; "auto" joins the cluster this machine is part of
     (`ray start --head` / `ray start --address`); "host:port" or "ray://host:port" a given one.
     A process already connected stays with its cluster. Returns the cluster's resources."""
-    import ray
+    ray = _ray()
     if not ray.is_initialized():
         local = address in (None, "local")
         ray.init(address=None if local else address, num_cpus=num_cpus if local else None,
                  include_dashboard=False, configure_logging=False, log_to_driver=True)
     return ray.cluster_resources()
+
+
+def _ray():
+    try:
+        import ray
+    except ImportError as err:
+        raise ImportError("mjgranular.distributed needs Ray: pip install "
+                          "'mjgranular[distributed]' (or ray)") from err
+    return ray
 
 
 def run_local(model, states=None, controls=None, nstep=None, record=(), spec=INTEGRATION,
@@ -114,7 +123,10 @@ def variant_models(source, variants, instance=None):
                              + ("" if instance is None else f" named {instance!r}"))
         for plugin in terrains:
             plugin.config = {**plugin.config, **{k: str(v) for k, v in variant.items()}}
-        models.append(spec.compile())
+        try:
+            models.append(spec.compile())
+        except ValueError as err:
+            raise ValueError(f"variant {len(models)} {variant}: {err}") from err
     return models
 
 
@@ -134,7 +146,7 @@ class _Worker:
         return os.getpid()
 
     def run(self, digest, model_box, states, controls, nstep, record, spec):
-        import ray
+        ray = _ray()
         if digest not in self.models:  # model_box holds the ObjectRef, unresolved until needed
             self.models[digest] = pickle.loads(ray.get(model_box[0]))
             self.batches[digest] = {}
@@ -150,7 +162,7 @@ class RolloutPool:
     often Ray restarts a dead worker and retries its pending chunks."""
 
     def __init__(self, model=None, workers=None, nthread=1, restarts=3):
-        import ray
+        ray = _ray()
         connect()
         if workers is None:
             workers = max(1, int(ray.cluster_resources().get("CPU", 1) // nthread))
@@ -165,12 +177,12 @@ class RolloutPool:
 
     def pids(self):
         """The workers' process ids."""
-        import ray
+        ray = _ray()
         return ray.get([w.pid.remote() for w in self.workers])
 
     def close(self):
         """Ends the workers' processes."""
-        import ray
+        ray = _ray()
         for w in self.workers:
             ray.kill(w)
         self.workers = []
@@ -179,7 +191,7 @@ class RolloutPool:
         blob = pickle.dumps(model)
         digest = hashlib.sha256(blob).hexdigest()
         if digest not in self._refs:
-            import ray
+            ray = _ray()
             self._refs[digest] = ray.put(blob)
         return digest, [self._refs[digest]]
 
@@ -204,7 +216,7 @@ class RolloutPool:
     def rollouts(self, jobs, nstep=None, record=(), spec=INTEGRATION, chunk=None):
         """Several rollout() calls, (model, states, controls) each, run on the workers together;
         their results in order."""
-        import ray
+        ray = _ray()
         if not self.workers:
             raise RuntimeError("the pool is closed")
         pieces = []  # (job, start, stop, digest, box, states, controls)
@@ -221,6 +233,10 @@ class RolloutPool:
                 states = np.repeat(states, n, axis=0)
             if controls is not None and len(controls) == 1:
                 controls = np.repeat(controls, n, axis=0)
+            if states is not None and controls is not None and len(states) != len(controls):
+                raise ValueError(f"{len(states)} states but {len(controls)} control sequences")
+            if chunk is not None and chunk < 1:
+                raise ValueError(f"chunk {chunk} must be at least 1")
             size = chunk or -(-n // len(self.workers))
             digest, box = self._box(model)
             for start in range(0, n, size):
@@ -237,7 +253,7 @@ class RolloutPool:
 
     def _run(self, pieces, nstep, record, spec):
         """Each piece's result; a piece whose worker died for good goes to a live worker."""
-        import ray
+        ray = _ray()
         from ray.exceptions import RayActorError
         live = list(self.workers)
         pending = {}

@@ -167,3 +167,20 @@ def test_mpc_push_plans_the_same_pushes_on_ray_workers():
     remote = mpc_push.main(["--quick", "--ray", "local", "--workers", "2"])
     assert remote["planned"] == local["planned"]
     assert remote["history"] == local["history"]
+
+
+def test_bad_input_is_refused_naming_the_cause(model):
+    with pytest.raises(ValueError, match="variant 0 .*frictoin"):
+        dist.variant_models(mjgranular.scene("push"), [{"frictoin": 0.3}])
+    with pytest.raises(ValueError, match="(?s)variant 1 .*'friction' = '-1'"):
+        dist.variant_models(mjgranular.scene("push"), [{"friction": 0.3}, {"friction": -1}])
+    with pytest.raises(ValueError, match=r"controls must be \(n, nstep, nu=1\)"):
+        dist.run_local(model, None, np.zeros((2, 5, 3)))
+    with pytest.raises(ValueError, match="mj_stateSize"):
+        dist.run_local(model, np.zeros((2, 7)), push_controls(2))
+    with pytest.raises(ValueError, match="give controls, or nstep"):
+        dist.run_local(model)
+    pool = dist.RolloutPool(model, workers=1)
+    with pytest.raises(ValueError, match="3 states but 2 control sequences"):
+        pool.rollout(starts(model, 3), push_controls(2))
+    pool.close()
