@@ -1,7 +1,7 @@
 """mjgranular.distributed on a local Ray cluster of 2 CPUs: rollouts and parameter sweeps run by
 Ray workers (each its own process with the plugin and a mujoco.batch.Batch) give, bit for bit,
-what one MjData per rollout stepped in this process gives; a worker killed before or while it
-holds rollouts has them run again (by Ray's restart of it, or by the other worker); mpc_push
+what one MjData per rollout stepped in this process gives; the rollouts sent to a worker that was
+killed run all the same (on Ray's restart of it, or on the other worker); mpc_push
 --ray plans the same pushes as without; bad input is refused naming its cause.
 
 Uses the library at $MJGRANULAR_PLUGIN, else the installed package's; the workers inherit the
