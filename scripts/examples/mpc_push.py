@@ -14,7 +14,7 @@ stops short of the sand scores better than standing still, and the search has no
 
 Prints the cost over the iterations, then the cost reached against doing nothing for as long.
 
-  .venv/bin/python scripts/examples/mpc_push.py          # 1.5 s simulated, a few minutes on CPU
+  .venv/bin/python scripts/examples/mpc_push.py          # 1.5 s simulated, about 30 s on 2 cores
   .venv/bin/python scripts/examples/mpc_push.py --quick  # short (tests/python/test_mpc_push.py)
   .venv/bin/python scripts/examples/mpc_push.py --ray auto  # candidates on this machine's cluster
 """
@@ -108,10 +108,7 @@ def rollout_cost(m, d, controls, target, grains, blade):
 def evaluate(m, d, state, candidates, target, grains, blade, pool=None):
   """The cost of each candidate's controls (k x nstep x nu) run from state (an INTEGRATION row):
   stepped here on d, or by the Ray workers of pool, whose final states come back to d."""
-  if pool is None:
-    finals = None
-  else:
-    finals = pool.rollout(state, candidates)["state"]
+  finals = None if pool is None else pool.rollout(state, candidates)["state"]
   costs = []
   for i, controls in enumerate(candidates):
     if finals is None:
