@@ -59,12 +59,9 @@ def side_by_side(tiles, path):
 def cut_frame(adhesion, seconds, camera, width, height):
   """(pixels, adhesion [Pa], wall [s]): models/cohesive_cut.xml from keyframe "cut" after
   `seconds`, with its own adhesion when `adhesion` is None."""
-  spec = mujoco.MjSpec.from_file(CUT)
-  config = dict(spec.plugins[0].config)
-  if adhesion is not None:
-    config["adhesion"] = str(adhesion)
-  spec.plugins[0].config = config
-  m = spec.compile()
+  if adhesion is None:
+    adhesion = float(mjgranular.terrain_config(CUT)["adhesion"])
+  m = mjgranular.configured(CUT, {"adhesion": adhesion})
   d = mujoco.MjData(m)
   mujoco.mj_resetDataKeyframe(m, d, m.key("cut").id)
   g = mjgranular.grains(m, d)
@@ -76,9 +73,9 @@ def cut_frame(adhesion, seconds, camera, width, height):
   with mujoco.Renderer(m, height, width, max_geom=m.ngeom + g.capacity + 1000) as renderer:
     renderer.update_scene(d, camera=camera)
     pixels = renderer.render().copy()
-  print(f"cohesive_media: cut, adhesion {config['adhesion']} Pa: {g.count} grains, "
+  print(f"cohesive_media: cut, adhesion {adhesion:g} Pa: {g.count} grains, "
         f"{seconds:g} s in {wall:.0f} s wall ({seconds / wall:.3f}x real time)", flush=True)
-  return pixels, float(config["adhesion"]), wall
+  return pixels, adhesion, wall
 
 
 def cut(args):

@@ -9,7 +9,6 @@ says otherwise) to a PNG file and prints its path.
 """
 
 import argparse
-import math
 import os
 import sys
 import time
@@ -61,14 +60,12 @@ def main():
 
   # the plugin (loaded by `import mujoco` already; this says what is missing, if anything)
   mjgranular.load_plugin()
-  spec = mujoco.MjSpec.from_file(args.model)
-  m = spec.compile()
+  m = mujoco.MjModel.from_xml_path(args.model)
   d = mujoco.MjData(m)
   if m.nplugin < 1:
     sys.exit(f"demo: {args.model} declares no granular terrain")
   n = len(grains(m, d)[0])
-  gran_dt = float(spec.plugins[0].config.get("timestep", 5e-4))
-  substeps = max(1, math.ceil(m.opt.timestep / gran_dt * (1 - 1e-9)))
+  substeps = mjgranular.substeps(m, mjgranular.timestep(m))
   nstep = max(1, round(args.seconds / m.opt.timestep))
   print(f"demo: {os.path.relpath(args.model, ROOT)}: {n} grains, mujoco {mujoco.__version__}, "
         f"step {m.opt.timestep:g} s in {substeps} granular substeps, "

@@ -12,9 +12,11 @@ A bed saved from a run starts later models (config key bed_file, format in plugi
     mjgranular.save_bed("bed.mjgbed", m, d)     # grains, velocities and contacts of d
     bed = mjgranular.load_bed("bed.mjgbed")     # Bed(radius, positions, velocities, ...)
 
+A model with other terrain config values: mjgranular.configured(path, {"friction": 0.3}).
+
 Modules: loader (finding and loading the library), state (plugin_state views), bedfile, scenes
-(models/ as package data), envs (Gymnasium), render (`python -m mjgranular.render`), viewer
-(`python -m mjgranular.viewer`).
+(models/ as package data, configured variants), envs (Gymnasium), distributed (Ray), render
+(`python -m mjgranular.render`), viewer (`python -m mjgranular.viewer`).
 """
 
 import importlib.util
@@ -22,13 +24,13 @@ import warnings
 
 from mjgranular.bedfile import Bed, load_bed, save_bed
 from mjgranular.loader import PLUGIN_NAME, PluginCopyError, library, load_plugin, plugin_path
-from mjgranular.scenes import models_dir, scene, scenes
+from mjgranular.scenes import configured, models_dir, scene, scenes, terrain_config
 from mjgranular.state import (Grains, contact_arrays, grains, radius, state_part, substeps,
                               timestep)
 
-__all__ = ["Bed", "Grains", "PLUGIN_NAME", "PluginCopyError", "contact_arrays", "grains",
-           "library", "load_bed", "load_plugin", "models_dir", "plugin_path", "radius", "save_bed",
-           "scene", "scenes", "state_part", "substeps", "timestep"]
+__all__ = ["Bed", "Grains", "PLUGIN_NAME", "PluginCopyError", "configured", "contact_arrays",
+           "grains", "library", "load_bed", "load_plugin", "models_dir", "plugin_path", "radius",
+           "save_bed", "scene", "scenes", "state_part", "substeps", "terrain_config", "timestep"]
 
 # the environments are registered whenever gymnasium is there to take them; a gymnasium that
 # fails to import must not keep `import mujoco` (this package's entry point) from the plugin

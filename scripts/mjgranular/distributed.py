@@ -111,20 +111,11 @@ def variant_models(source, variants, instance=None):
     """One compiled MjModel per variant of an MJCF model (a file path or an MjSpec): a variant
     maps terrain config keys to values ({"friction": 0.3, "density": 1600}) that replace or add
     to the config of the mjgranular.terrain instance named `instance` (None: every one)."""
-    from mjgranular.loader import PLUGIN_NAME
+    from mjgranular.scenes import configured
     models = []
     for variant in variants:
-        spec = (mujoco.MjSpec.from_file(str(source)) if not isinstance(source, mujoco.MjSpec)
-                else source.copy())
-        terrains = [p for p in spec.plugins if p.plugin_name == PLUGIN_NAME
-                    and (instance is None or p.name == instance)]
-        if not terrains:
-            raise ValueError(f"the model has no {PLUGIN_NAME} instance"
-                             + ("" if instance is None else f" named {instance!r}"))
-        for plugin in terrains:
-            plugin.config = {**plugin.config, **{k: str(v) for k, v in variant.items()}}
         try:
-            models.append(spec.compile())
+            models.append(configured(source, variant, instance))
         except ValueError as err:
             raise ValueError(f"variant {len(models)} {variant}: {err}") from err
     return models

@@ -21,6 +21,8 @@ import os
 import sys
 import time
 
+from mjgranular.scenes import configured
+
 
 def parse_args(argv=None):
   p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -72,17 +74,12 @@ def choose_gl(requested):
 
 def compile_model(mujoco, path, color, color_range):
   """The model at path, with the grain colouring of every terrain instance replaced when given."""
-  spec = mujoco.MjSpec.from_file(path)
-  for plugin in spec.plugins:
-    if plugin.plugin_name != "mjgranular.terrain":
-      continue
-    config = dict(plugin.config)
-    if color:
-      config["color"] = color
-    if color_range:
-      config["color_range"] = f"{color_range[0]!r} {color_range[1]!r}"
-    plugin.config = config
-  return spec.compile()
+  config = {}
+  if color:
+    config["color"] = color
+  if color_range:
+    config["color_range"] = f"{color_range[0]!r} {color_range[1]!r}"
+  return configured(path, config) if config else mujoco.MjModel.from_xml_path(path)
 
 
 def grain_capacity(mjgranular, m, d):

@@ -33,3 +33,35 @@ def scene(name):
     if name not in known:
         raise ValueError(f"no scene {name!r} in mjgranular; the scenes are: {', '.join(known)}")
     return str(models_dir() / f"{name}.xml")
+
+
+def _terrains(spec, instance):
+    from mjgranular.loader import PLUGIN_NAME
+    found = [p for p in spec.plugins
+             if p.plugin_name == PLUGIN_NAME and (instance is None or p.name == instance)]
+    if not found:
+        raise ValueError(f"the model has no {PLUGIN_NAME} instance"
+                         + ("" if instance is None else f" named {instance!r}"))
+    return found
+
+
+def _spec(source):
+    import mujoco
+    return source.copy() if isinstance(source, mujoco.MjSpec) else mujoco.MjSpec.from_file(
+        str(source))
+
+
+def terrain_config(source, instance=None):
+    """The config (key -> value strings) of an MJCF model's (a file path or an MjSpec)
+    mjgranular.terrain instance named `instance` (None: the first)."""
+    return dict(_terrains(_spec(source), instance)[0].config)
+
+
+def configured(source, config, instance=None):
+    """An MJCF model (a file path or an MjSpec) compiled with these config keys of its
+    mjgranular.terrain instance named `instance` (None: every one) replaced or added, e.g.
+    configured(scene("push"), {"friction": 0.3}); a bad value is refused by the compile."""
+    spec = _spec(source)
+    for plugin in _terrains(spec, instance):
+        plugin.config = {**plugin.config, **{k: str(v) for k, v in config.items()}}
+    return spec.compile()

@@ -27,14 +27,9 @@ def start(adhesion=None):
   """The scene on the cpu at keyframe "cut" with the blade held back (and the adhesion
   replaced)."""
   mjgranular.load_plugin()
-  spec = mujoco.MjSpec.from_file(str(MODEL))
-  config = dict(spec.plugins[0].config)
-  assert float(config["adhesion"]) > 0
-  config["backend"] = "cpu"
-  if adhesion is not None:
-    config["adhesion"] = str(adhesion)
-  spec.plugins[0].config = config
-  m = spec.compile()
+  assert float(mjgranular.terrain_config(MODEL)["adhesion"]) > 0
+  config = {"backend": "cpu"} if adhesion is None else {"backend": "cpu", "adhesion": adhesion}
+  m = mjgranular.configured(MODEL, config)
   d = mujoco.MjData(m)
   mujoco.mj_resetDataKeyframe(m, d, m.key("cut").id)
   d.ctrl[m.actuator("blade").id] = 0
