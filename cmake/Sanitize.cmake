@@ -11,7 +11,7 @@ if(MJGRANULAR_HAVE_CUDA)
   message(FATAL_ERROR "MJGRANULAR_SANITIZE and MJGRANULAR_FUZZ need the cuda backend off: "
                       "-DMJGRANULAR_CUDA=OFF")
 endif()
-set(_mjg_sanitizers address,undefined)
+set(_mjg_sanitizers address,undefined,float-cast-overflow)
 if(MJGRANULAR_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
     message(FATAL_ERROR "MJGRANULAR_FUZZ needs clang: CC=clang CXX=clang++")

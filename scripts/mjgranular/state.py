@@ -70,7 +70,8 @@ class Grains:
     positions  (n x 3) world frame [m]        velocities (n x 3) [m/s]
     wrenches   (nbody x 6) force [N], torque [N m] about each body's xipos, world frame
     state      the instance's whole block; capacity, count
-    Writing into the views writes the state (on the GPU backend, set state[1] = 0 afterwards).
+    Writing into the views writes the state (on the GPU backend too: a step uploads a state whose
+    hash changed).
     data is an MjData, or a plugin_state vector: one simulation's row of a mujoco.batch.Batch's
     batch.bind("plugin_state"), whose views follow the simulation as the batch steps it.
     """
