@@ -411,6 +411,25 @@ grnStatus grn_get_angvel(const grnSolver* s, float* angvel) {
   return bytes ? s->ops->read(s, solver_array("angvel"), 0, angvel, bytes) : grnOK;
 }
 
+grnStatus grn_set_orientations(grnSolver* s, const float* orientations) {
+  if (!s || (!orientations && s->n)) return grnERR_ARG;
+  for (int i = 0; i < 4 * s->n; i++) {
+    if (!isfinite(orientations[i])) return grnERR_NONFINITE;
+  }
+  for (int i = 0; i < s->n; i++) {
+    const float* q = orientations + 4 * i;
+    if (!grn_is_orientation(q[0], q[1], q[2], q[3])) return grnERR_ARG;
+  }
+  size_t bytes = 4 * (size_t)s->n * sizeof(float);
+  return bytes ? s->ops->write(s, solver_array("orient"), 0, orientations, bytes) : grnOK;
+}
+
+grnStatus grn_get_orientations(const grnSolver* s, float* orientations) {
+  if (!s || (!orientations && s->n)) return grnERR_ARG;
+  size_t bytes = 4 * (size_t)s->n * sizeof(float);
+  return bytes ? s->ops->read(s, solver_array("orient"), 0, orientations, bytes) : grnOK;
+}
+
 grnStatus grn_set_radii(grnSolver* s, const float* radii) {
   if (!s || (!radii && s->n)) return grnERR_ARG;
   for (int i = 0; i < s->n; i++) {

@@ -87,6 +87,14 @@ typedef enum grnBroadphase_ {
 } grnBroadphase;
 
 #define GRN_MAX_GRAINS (1 << 26)  // largest capacity a solver takes (its indices stay in an int)
+#define GRN_ORIENTATION_TOLERANCE 1e-3  // how far from 1 the norm of an orientation given may be
+
+// 1 when (w, x, y, z) is an orientation the solver takes: finite, of norm 1 within the tolerance
+static inline int grn_is_orientation(double w, double x, double y, double z) {
+  double norm2 = w * w + x * x + y * y + z * z;  // nan for a non-finite part: not taken
+  return norm2 >= (1 - GRN_ORIENTATION_TOLERANCE) * (1 - GRN_ORIENTATION_TOLERANCE) &&
+         norm2 <= (1 + GRN_ORIENTATION_TOLERANCE) * (1 + GRN_ORIENTATION_TOLERANCE);
+}
 
 typedef struct grnParams_ {
   int model;                // grnModel
@@ -289,6 +297,15 @@ grnStatus grn_set_angvel(grnSolver* solver, const float* angvel);
 
 // Copy the grains' angular velocities (n x 3) [rad/s] out.
 grnStatus grn_get_angvel(const grnSolver* solver, float* angvel);
+
+// Set the orientations (n x 4: unit quaternions w, x, y, z, MuJoCo's order, body to world) of the
+// grains from grn_set_grains, which leaves them at the identity. Refused: grnERR_NONFINITE for a
+// non-finite number, grnERR_ARG for a norm not within GRN_ORIENTATION_TOLERANCE of 1.
+grnStatus grn_set_orientations(grnSolver* solver, const float* orientations);
+
+// Copy the grains' orientations (n x 4) out. Each substep turns a grain by the exact rotation of
+// its angular velocity; no contact law reads the orientation of a sphere.
+grnStatus grn_get_orientations(const grnSolver* solver, float* orientations);
 
 // Set the radii (n) [m] of the grains from grn_set_grains, each in (0, params.radius]; masses and
 // moments of inertia follow from the density (solid spheres). Radii belong to the grain slots:

@@ -86,6 +86,7 @@ typedef enum grnArrayUnit_ {
   X(float, pos, 3, grnUNIT_GRAIN, "positions [m]")                                             \
   X(float, vel, 3, grnUNIT_GRAIN, "velocities [m/s]")                                          \
   X(float, angvel, 3, grnUNIT_GRAIN, "angular velocities [rad/s]")                             \
+  X(float, orient, 4, grnUNIT_GRAIN, "orientations: unit quaternions w x y z, body to world")   \
   X(float, rad, 1, grnUNIT_GRAIN, "radius [m]")                                                \
   X(float, inv_mass, 1, grnUNIT_GRAIN, "1 / mass [1/kg]")                                      \
   X(float, inv_inertia, 1, grnUNIT_GRAIN, "1 / moment of inertia [1/(kg m^2)]")                \

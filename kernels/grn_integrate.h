@@ -3,6 +3,7 @@
 #define MJGRANULAR_GRN_INTEGRATE_H_
 
 #include "grn_data.h"
+#include "grn_rigid.h"
 
 // velocity before contacts: v + g dt
 GRN_HD void grn_predict_grain(const grnData* d, const grnConsts* c, int i) {
@@ -19,9 +20,11 @@ GRN_HD float grn_cyclic_z(const grnConsts* c, float z) {
   return z - c->cyclic_period * floorf(t / c->cyclic_period);
 }
 
-// grain i's new velocity v and angular velocity w stored, and its position moved by move dt,
-// wrapped by the cyclic boundary (velocity unchanged); the angular velocity kept (a sphere's
-// orientation matters to nothing); flags nan / inf
+// grain i's new velocity v and angular velocity w stored, its position moved by move dt, wrapped
+// by the cyclic boundary (velocity unchanged), and its orientation turned by the exact rotation of
+// w dt (world frame: premultiplied), renormalised so that rounding does not drift its norm. no
+// contact law reads the orientation of a sphere: it is kept for grains of other shapes (issue 19)
+// and to observe the spin. flags nan / inf
 GRN_HD void grn_move_grain(const grnData* d, const grnConsts* c, int i, grnVec3 v, grnVec3 move,
                            grnVec3 w) {
   grnVec3 x = grn_add(grn_load3(d->pos + 3 * i), grn_scale(move, c->dt));
@@ -30,6 +33,14 @@ GRN_HD void grn_move_grain(const grnData* d, const grnConsts* c, int i, grnVec3 
   grn_store3(d->vel + 3 * i, v);
   grn_store3(d->angvel + 3 * i, w);
   grn_store3(d->pos + 3 * i, x);
+  grnQuat turn = grn_quat_exp(grn_scale(w, c->dt));
+  grn_store_quat(d->orient + 4 * i,
+                 grn_quat_normalize(grn_quat_mul(turn, grn_load_quat(d->orient + 4 * i))));
+}
+
+// grain i at the identity orientation (a new grain)
+GRN_HD void grn_reset_orientation(const grnData* d, int i) {
+  grn_store_quat(d->orient + 4 * i, grn_quat(1, 0, 0, 0));
 }
 
 // symplectic euler from the last jacobi iterate: velocity first, then position with the new

@@ -17,15 +17,21 @@ int mjg_bed_alloc(mjgBed* bed, int cap, int contacts, double radius) {
   bed->pos = (mjtNum*)calloc(3 * c, sizeof(mjtNum));
   bed->vel = (mjtNum*)calloc(3 * c, sizeof(mjtNum));
   bed->angvel = (mjtNum*)calloc(3 * c, sizeof(mjtNum));
+  bed->orient = (mjtNum*)calloc(4 * c, sizeof(mjtNum));
   bed->radius = (mjtNum*)calloc(c, sizeof(mjtNum));
   size_t nc = (size_t)mjg_state_contact_size(cap);
   if (contacts) bed->contacts = (mjtNum*)calloc(nc ? nc : 1, sizeof(mjtNum));
-  if (!bed->pos || !bed->vel || !bed->angvel || !bed->radius || (contacts && !bed->contacts)) {
+  if (!bed->pos || !bed->vel || !bed->angvel || !bed->orient || !bed->radius ||
+      (contacts && !bed->contacts)) {
     mjg_bed_free(bed);
     return -1;
   }
-  // a grain written into a free slot by hand (raising the count) has a radius already
-  for (int i = 0; i < cap; i++) bed->radius[i] = (float)radius;
+  // a grain written into a free slot by hand (raising the count) has a radius and an orientation
+  // already
+  for (int i = 0; i < cap; i++) {
+    bed->radius[i] = (float)radius;
+    bed->orient[4 * i] = 1;
+  }
   return 0;
 }
 
@@ -34,6 +40,7 @@ void mjg_bed_free(mjgBed* bed) {
   free(bed->pos);
   free(bed->vel);
   free(bed->angvel);
+  free(bed->orient);
   free(bed->radius);
   free(bed->contacts);
   memset(bed, 0, sizeof(*bed));
@@ -49,6 +56,7 @@ void mjg_bed_write(const mjgBed* bed, int nbody, mjtNum* state) {
   memcpy(mjg_state_pos(state, cap), bed->pos, 3 * (size_t)bed->n * sizeof(mjtNum));
   memcpy(mjg_state_vel(state, cap), bed->vel, 3 * (size_t)bed->n * sizeof(mjtNum));
   memcpy(mjg_state_angvel(state, cap), bed->angvel, 3 * (size_t)bed->n * sizeof(mjtNum));
+  memcpy(mjg_state_orient(state, cap), bed->orient, 4 * (size_t)cap * sizeof(mjtNum));
   memcpy(mjg_state_radius(state, cap), bed->radius, (size_t)cap * sizeof(mjtNum));
   if (bed->contacts) {
     memcpy(mjg_state_contacts(state, cap, nbody), bed->contacts,

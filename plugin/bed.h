@@ -14,14 +14,16 @@ typedef struct mjgBed_ {
   mjtNum* pos;              // positions, world frame [m]                           (cap x 3)
   mjtNum* vel;              // velocities, world frame [m/s]                        (cap x 3)
   mjtNum* angvel;           // angular velocities, world frame [rad/s]              (cap x 3)
+  mjtNum* orient;           // orientations, unit quaternions w x y z; slots past n:
+                            // the identity                                         (cap x 4)
   mjtNum* radius;           // radii [m]; slots past n: the one a grain put there has (cap)
   mjtNum* contacts;         // contact state as in plugin_state; NULL: none    (state.h, cap)
   grnModel model;           // contact model the contact state belongs to
 } mjgBed;
 
-// Allocate a bed of capacity cap with n = 0 (contact model projected jacobi), zeroed but for every slot's radius (radius), with
-// room for a contact state when contacts is 1. Returns 0, or -1 when out of memory (bed is then
-// freed).
+// Allocate a bed of capacity cap with n = 0 (contact model projected jacobi), zeroed but for
+// every slot's radius (radius) and orientation (the identity), with room for a contact state
+// when contacts is 1. Returns 0, or -1 when out of memory (bed is then freed).
 int mjg_bed_alloc(mjgBed* bed, int cap, int contacts, double radius);
 
 // Free the arrays; a zeroed struct is fine.
@@ -40,8 +42,9 @@ double mjg_bed_count(const double fill[6], double radius, double spacing, int di
 // origin), and where: the lowest corner of that cube into corner (3). -1 when out of memory.
 int mjg_bed_crowding(const mjgBed* bed, double cell, double corner[3]);
 
-// Write the initial bed of cfg into bed: positions, zero velocities and spins, radii (each
-// cfg->radius, or with mixed sizes drawn uniformly in [radius_min, radius], seeded); returns n.
+// Write the initial bed of cfg into bed: positions, zero velocities and spins, the identity
+// orientations of mjg_bed_alloc, radii (each cfg->radius, or with mixed sizes drawn uniformly in
+// [radius_min, radius], seeded); returns n.
 // The same config always gives the same bed, bit for bit.
 int mjg_bed_make(const mjgConfig* cfg, mjgBed* bed);
 

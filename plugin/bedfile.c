@@ -48,7 +48,8 @@ static size_t contact_bytes(int version, int n) {
 
 // expected size in bytes of a file with this header
 static long long file_bytes(const mjgBedFileInfo* info) {
-  long long n = info->n, grain_bytes = info->version == 1 ? 24 : 40;
+  static const long long grain_bytes_of_version[] = {0, 24, 40, 56};
+  long long n = info->n, grain_bytes = grain_bytes_of_version[info->version];
   return MJG_BEDFILE_HEADER + grain_bytes * n +
          (info->has_contacts ? (long long)contact_bytes(info->version, info->n) : 0);
 }
@@ -85,7 +86,7 @@ static FILE* open_bed(const char* path, mjgBedFileInfo* info, char* why, int siz
   } else if (got < sizeof(h)) {
     snprintf(why, size, "truncated: %zu bytes, shorter than the %d-byte header", got,
              MJG_BEDFILE_HEADER);
-  } else if (le32(h + 8) != 1 && le32(h + 8) != MJG_BEDFILE_VERSION) {
+  } else if (le32(h + 8) < 1 || le32(h + 8) > MJG_BEDFILE_VERSION) {
     snprintf(why, size, "format version %u, this plugin reads versions 1 to %d", le32(h + 8),
              MJG_BEDFILE_VERSION);
   } else if (le32(h + 12) & ~1u) {
@@ -150,6 +151,25 @@ static int read_vectors(FILE* f, int n, const char* what, mjtNum* out, char* why
       }
       out[3 * first + i] = v;
     }
+  }
+  return 0;
+}
+
+// read n float32 orientations (n x 4) into out; each must be a unit quaternion; -1 with why
+static int read_orientations(FILE* f, int n, mjtNum* out, char* why, int size) {
+  unsigned char b[16];
+  for (int i = 0; i < n; i++) {
+    if (fread(b, 16, 1, f) != 1) {
+      snprintf(why, size, "truncated while reading the orientations");
+      return -1;
+    }
+    float q[4] = {lef32(b), lef32(b + 4), lef32(b + 8), lef32(b + 12)};
+    if (!grn_is_orientation(q[0], q[1], q[2], q[3])) {
+      snprintf(why, size, "the orientation of grain %d, (%g, %g, %g, %g), is not a unit "
+               "quaternion", i, q[0], q[1], q[2], q[3]);
+      return -1;
+    }
+    for (int k = 0; k < 4; k++) out[4 * i + k] = q[k];
   }
   return 0;
 }
@@ -241,8 +261,9 @@ int mjg_bedfile_read(const char* path, int cap, double radius, grnModel model, m
     fail = read_vectors(f, info.n, "position", bed->pos, why, size) ||
            read_vectors(f, info.n, "velocity", bed->vel, why, size) ||
            (info.version > 1 &&
-            (read_vectors(f, info.n, "angular velocity", bed->angvel, why, size) ||
-             read_radii(f, info.n, (float)radius, bed->radius, why, size))) ||
+            read_vectors(f, info.n, "angular velocity", bed->angvel, why, size)) ||
+           (info.version > 2 && read_orientations(f, info.n, bed->orient, why, size)) ||
+           (info.version > 1 && read_radii(f, info.n, (float)radius, bed->radius, why, size)) ||
            (info.has_contacts &&
             read_contacts(f, info.version, info.n, cap, bed->contacts, why, size));
   }
@@ -251,7 +272,8 @@ int mjg_bedfile_read(const char* path, int cap, double radius, grnModel model, m
     mjg_bed_free(bed);
     return -1;
   }
-  // a version 1 bed: one size, the header's
+  // a version 1 or 2 bed keeps mjg_bed_alloc's identity orientations; a version 1 bed: one size,
+  // the header's
   for (int i = 0; info.version == 1 && i < info.n; i++) bed->radius[i] = (float)info.radius;
   bed->n = info.n;
   // another model's contact state means nothing to this one

@@ -44,6 +44,7 @@ int mjgranular_state_part(const mjModel* m, int instance, const char* name, long
     {"positions", (long long)mjg_state_offset(mjgSTATE_POS, cap, nbody), 3 * g},
     {"velocities", (long long)mjg_state_offset(mjgSTATE_VEL, cap, nbody), 3 * g},
     {"angular_velocities", (long long)mjg_state_offset(mjgSTATE_ANGVEL, cap, nbody), 3 * g},
+    {"orientations", (long long)mjg_state_offset(mjgSTATE_ORIENT, cap, nbody), 4 * g},
     {"radii", (long long)mjg_state_offset(mjgSTATE_RADIUS, cap, nbody), g},
     {"wrenches", (long long)mjg_state_offset(mjgSTATE_WRENCH, cap, nbody), 6 * (long long)nbody},
     {"contacts", (long long)mjg_state_offset(mjgSTATE_CONTACTS, cap, nbody),

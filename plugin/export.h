@@ -27,9 +27,9 @@ MJG_EXPORT double mjgranular_timestep(const mjModel* m, int instance);
 
 // Where part `name` of instance `instance`'s plugin_state block lies (state.h): its offset from
 // the block's start and its length, in mjtNums. Names: "count", "version", "model", "positions",
-// "velocities", "angular_velocities", "radii", "wrenches", "contacts"; also "grain_capacity"
-// (offset 0, length: the capacity). 0 on success, -1 for an unknown name or an instance that is
-// not a valid terrain.
+// "velocities", "angular_velocities", "orientations", "radii", "wrenches", "contacts"; also
+// "grain_capacity" (offset 0, length: the capacity). 0 on success, -1 for an unknown name or an
+// instance that is not a valid terrain.
 MJG_EXPORT int mjgranular_state_part(const mjModel* m, int instance, const char* name,
                                      long long* offset, long long* length);
 

@@ -44,6 +44,7 @@ static void key_build(const mjgSettleInput* in, mjgKey* k) {
   mjg_key_add(k, b->pos, 3 * (size_t)b->n * sizeof(mjtNum));
   mjg_key_add(k, b->vel, 3 * (size_t)b->n * sizeof(mjtNum));
   mjg_key_add(k, b->angvel, 3 * (size_t)b->n * sizeof(mjtNum));
+  mjg_key_add(k, b->orient, 4 * (size_t)b->n * sizeof(mjtNum));
   mjg_key_add(k, b->radius, (size_t)b->n * sizeof(mjtNum));
   mjg_key_int(k, b->contacts != NULL);
   if (b->contacts) mjg_key_add(k, b->contacts, mjg_state_contact_size(b->cap) * sizeof(mjtNum));
@@ -86,6 +87,7 @@ static int settle(const mjgSettleInput* in, mjgBed* out, char* why, int size) {
     memcpy(out->pos, mjg_state_pos(state, cap), 3 * (size_t)b->n * sizeof(mjtNum));
     memcpy(out->vel, mjg_state_vel(state, cap), 3 * (size_t)b->n * sizeof(mjtNum));
     memcpy(out->angvel, mjg_state_angvel(state, cap), 3 * (size_t)b->n * sizeof(mjtNum));
+    memcpy(out->orient, mjg_state_orient(state, cap), 4 * (size_t)b->n * sizeof(mjtNum));
     memcpy(out->radius, b->radius, (size_t)cap * sizeof(mjtNum));
     memcpy(out->contacts, mjg_state_contacts(state, cap, nbody),
            mjg_state_contact_size(cap) * sizeof(mjtNum));

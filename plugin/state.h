@@ -10,8 +10,10 @@
 //   MJG_STATE_HEADER          cap x 3     grain positions, world frame [m]
 //   .. + 3 cap                cap x 3     grain velocities, world frame [m/s]
 //   .. + 6 cap                cap x 3     grain angular velocities, world frame [rad/s]
-//   .. + 9 cap                cap         grain radii [m]
-//   .. + 10 cap               nbody x 6   per body: granular force [N] and torque [N m] averaged
+//   .. + 9 cap                cap x 4     grain orientations: unit quaternions (w, x, y, z), body
+//                                         to world; slots past n: the identity
+//   .. + 13 cap               cap         grain radii [m]
+//   .. + 14 cap               nbody x 6   per body: granular force [N] and torque [N m] averaged
 //                                         over the last step, world frame, torque about the body's
 //                                         centre of mass (d->xipos); two-way, already given
 //                                         to the body within the step
@@ -30,7 +32,7 @@
 #include "granular.h"
 
 #define MJG_STATE_HEADER 4        // mjtNums before the grain arrays
-#define MJG_STATE_VERSION 3       // bump when the layout changes
+#define MJG_STATE_VERSION 4       // bump when the layout changes (4: orientations)
 
 // header slots
 #define MJG_STATE_COUNT 0
@@ -48,6 +50,7 @@ typedef enum mjgStatePart_ {
   mjgSTATE_POS = 0,         // grain positions                                      (cap x 3)
   mjgSTATE_VEL,             // grain velocities                                     (cap x 3)
   mjgSTATE_ANGVEL,          // grain angular velocities                             (cap x 3)
+  mjgSTATE_ORIENT,          // grain orientations                                   (cap x 4)
   mjgSTATE_RADIUS,          // grain radii                                          (cap)
   mjgSTATE_WRENCH,          // per-body wrenches                                    (nbody x 6)
   mjgSTATE_CONTACTS,        // contact state                      (mjg_state_contact_size(cap))
@@ -55,7 +58,7 @@ typedef enum mjgStatePart_ {
 
 // offset in mjtNums of a part of the block of capacity cap with nbody bodies
 static inline size_t mjg_state_offset(mjgStatePart part, int cap, int nbody) {
-  static const int per_grain[] = {3, 3, 3, 1};
+  static const int per_grain[] = {3, 3, 3, 4, 1};
   size_t at = MJG_STATE_HEADER;
   for (int p = 0; p < (int)part; p++) {
     at += p < mjgSTATE_WRENCH ? per_grain[p] * (size_t)cap : 6 * (size_t)nbody;
@@ -82,6 +85,11 @@ static inline mjtNum* mjg_state_vel(mjtNum* state, int cap) {
 // grain angular velocities (cap x 3)
 static inline mjtNum* mjg_state_angvel(mjtNum* state, int cap) {
   return state + mjg_state_offset(mjgSTATE_ANGVEL, cap, 0);
+}
+
+// grain orientations (cap x 4)
+static inline mjtNum* mjg_state_orient(mjtNum* state, int cap) {
+  return state + mjg_state_offset(mjgSTATE_ORIENT, cap, 0);
 }
 
 // grain radii (cap)

@@ -7,9 +7,9 @@
 
 #include "granular.h"
 
-// floats per grain in a staging array: position, velocity, angular velocity (3 each) and radius,
-// in the order the state holds them
-#define MJG_STAGE_PER_GRAIN 10
+// floats per grain in a staging array: position, velocity, angular velocity (3 each),
+// orientation (4) and radius, in the order the state holds them
+#define MJG_STAGE_PER_GRAIN 14
 
 // Load the first n grains and the contact state of a plugin_state block (capacity cap, nbody
 // wrench slots) into the solver, narrowing through the staging array stage (cap x

@@ -158,6 +158,7 @@ static grnStatus cpu_set_grains(grnSolver* s, int n, const float* pos, const flo
     memset(c->d.vel, 0, bytes);
   }
   memset(c->d.angvel, 0, bytes);
+  for (int i = 0; i < n; i++) grn_reset_orientation(&c->d, i);
   // a new configuration: no contacts to warm start from
   memset(c->d.npair, 0, (size_t)c->d.cap * sizeof(int));
   memset(c->d.nshape, 0, (size_t)c->d.cap * sizeof(int));

@@ -18,6 +18,9 @@
 cudaError_t grn_cuda_phase(grnPhase phase, const grnData* d, const grnConsts* c,
                            unsigned* moved2, cudaStream_t stream);
 
+// the first n grains of d at the identity orientation (new grains)
+cudaError_t grn_cuda_reset_orientations(const grnData* d, int n, cudaStream_t stream);
+
 // the broadphase of c (cells 1 / inv_cell wide): the hash's linked lists, built with atomicCAS,
 // or the sorted cell list (grn_sorted.h), its counts prefix-summed in scan (scan_bytes from
 // grn_cuda_scan_bytes for hash_size + 1 items)

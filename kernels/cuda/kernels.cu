@@ -55,6 +55,11 @@ __global__ void grn_k_sorted_order(grnData d) {
   if (b < d.hash_size) grn_sorted_order_bucket(&d, b);
 }
 
+__global__ void grn_k_reset_orientations(grnData d, int n) {
+  int i = grn_thread_index();
+  if (i < n) grn_reset_orientation(&d, i);
+}
+
 // one kernel per grain phase of grn_phases.h, one thread per grain; a phase that moves the grains
 // raises *moved2 (float bits, device) to the largest squared displacement since the neighbour
 // lists were built (non-negative floats order as their bit patterns do)
@@ -219,6 +224,12 @@ cudaError_t grn_cuda_phase(grnPhase phase, const grnData* d, const grnConsts* c,
     default:
       return cudaErrorInvalidValue;
   }
+  return cudaGetLastError();
+}
+
+cudaError_t grn_cuda_reset_orientations(const grnData* d, int n, cudaStream_t stream) {
+  if (n <= 0) return cudaSuccess;
+  grn_k_reset_orientations<<<grn_blocks(n), GRN_CUDA_BLOCK, 0, stream>>>(*d, n);
   return cudaGetLastError();
 }
 

@@ -354,6 +354,7 @@ static grnStatus cuda_set_grains(grnSolver* s, int n, const float* pos, const fl
     }
   }
   if (n > 0) GRN_CUDA_TRY(cudaMemsetAsync(g->d.angvel, 0, bytes, g->stream));
+  GRN_CUDA_TRY(grn_cuda_reset_orientations(&g->d, n, g->stream));
   // a new configuration: no contacts to warm start from
   GRN_CUDA_TRY(cudaMemsetAsync(g->d.npair, 0, (size_t)g->d.cap * sizeof(int), g->stream));
   GRN_CUDA_TRY(cudaMemsetAsync(g->d.nshape, 0, (size_t)g->d.cap * sizeof(int), g->stream));

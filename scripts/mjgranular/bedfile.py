@@ -8,11 +8,11 @@ import numpy as np
 
 from mjgranular.state import contact_arrays, grains, radius
 
-# bed files (plugin/bedfile.h): header, then float32 positions, velocities, angular velocities
-# and radii, then optionally the contact state laid out for capacity n (version 1: positions
-# and velocities, and the contact arrays before pair_rot)
+# bed files (plugin/bedfile.h): header, then float32 positions, velocities, angular velocities,
+# orientations and radii, then optionally the contact state laid out for capacity n (version 2:
+# no orientations; version 1: positions and velocities, and the contact arrays before pair_rot)
 BED_MAGIC = b"MJGBED\0\0"
-BED_VERSION = 2
+BED_VERSION = 3
 BED_HEADER = np.dtype([("magic", "S8"), ("version", "<u4"), ("flags", "<u4"), ("n", "<i4"),
                        ("model", "<u4"), ("radius", "<f8")])
 BED_V1_CONTACT_ARRAYS = 6
@@ -24,12 +24,13 @@ def _contact_bytes(arrays):
 
 
 Bed = collections.namedtuple(
-    "Bed", "radius positions velocities angular_velocities radii contacts model")
+    "Bed", "radius positions velocities angular_velocities orientations radii contacts model")
 Bed.__doc__ = """A bed file's content: radius [m] (the largest), positions, velocities and angular
-velocities (n x 3, float32; a version 1 file's spins are zero), radii (n, float32; a version 1
-file's are all `radius`), contacts (dict of the contact-state arrays, laid out for capacity n,
-slot k of grain i at [k, i]) or None, model (the contact model the contacts belong to: 0
-projected jacobi, 1 dem; a model of the other kind loading the file drops them)."""
+velocities (n x 3, float32; a version 1 file's spins are zero), orientations (n x 4, float32,
+unit quaternions w x y z; a version 1 or 2 file's are the identity), radii (n, float32; a
+version 1 file's are all `radius`), contacts (dict of the contact-state arrays, laid out for
+capacity n, slot k of grain i at [k, i]) or None, model (the contact model the contacts belong
+to: 0 projected jacobi, 1 dem; a model of the other kind loading the file drops them)."""
 
 
 def _contact_views(raw, cap, arrays):
@@ -47,9 +48,9 @@ def _contact_views(raw, cap, arrays):
 def save_bed(path, model, data, instance=0, contacts=True):
     """Writes the grains of `data` (terrain instance `instance`) to a bed file at `path`, for
     the bed_file config key of later models: radius, positions, velocities, angular velocities,
-    radii and, unless
-    contacts=False, the contact state (so the bed continues as this run would have). Values are
-    the state's floats, so a model loading the file starts from exactly these grains."""
+    orientations, radii and, unless contacts=False, the contact state (so the bed continues as
+    this run would have). Values are the state's floats, so a model loading the file starts from
+    exactly these grains."""
     g = grains(model, data, instance)
     n = g.count
     header = np.zeros((), BED_HEADER)
@@ -58,7 +59,7 @@ def save_bed(path, model, data, instance=0, contacts=True):
     header["model"] = g.model
     parts = [header.tobytes(), g.positions.astype("<f4").tobytes(),
              g.velocities.astype("<f4").tobytes(), g.angular_velocities.astype("<f4").tobytes(),
-             g.radii.astype("<f4").tobytes()]
+             g.orientations.astype("<f4").tobytes(), g.radii.astype("<f4").tobytes()]
     if contacts:
         raw = np.ascontiguousarray(g.contacts).tobytes()
         for name, a in _contact_views(raw, g.capacity, contact_arrays()).items():
@@ -73,13 +74,14 @@ def load_bed(path):
         raise ValueError(f"{path}: not a bed file")
     h = np.frombuffer(raw, BED_HEADER, count=1)[0]
     version = int(h["version"])
-    if version not in (1, BED_VERSION):
+    if not 1 <= version <= BED_VERSION:
         raise ValueError(f"{path}: format version {version}, expected 1 to {BED_VERSION}")
     n, flags = int(h["n"]), int(h["flags"])
-    # version 1: positions and velocities; 2: also angular velocities and radii
+    # version 1: positions and velocities; 2: also angular velocities and radii; 3: orientations
     arrays = contact_arrays()
     arrays, nvec = (arrays[:BED_V1_CONTACT_ARRAYS], 2) if version == 1 else (arrays, 3)
-    grain_bytes = 12 * nvec + (4 if version > 1 else 0)
+    nquat = 1 if version > 2 else 0
+    grain_bytes = 12 * nvec + 16 * nquat + (4 if version > 1 else 0)
     want = BED_HEADER.itemsize + grain_bytes * n + (_contact_bytes(arrays) * n if flags & 1 else 0)
     if n < 0 or flags & ~1 or len(raw) != want:
         raise ValueError(f"{path}: {len(raw)} bytes, the header needs {want}")
@@ -87,13 +89,20 @@ def load_bed(path):
         raise ValueError(f"{path}: unknown contact model {int(h['model'])}")
     at = BED_HEADER.itemsize
     vec = np.frombuffer(raw, "<f4", count=3 * nvec * n, offset=at).reshape(nvec, n, 3)
+    at += 12 * nvec * n
+    if nquat:
+        orientations = np.frombuffer(raw, "<f4", count=4 * n, offset=at).reshape(n, 4)
+        at += 16 * n
+    else:
+        orientations = np.tile(np.array([1, 0, 0, 0], "<f4"), (n, 1))
     if version > 1:
         spins = vec[2]
-        radii = np.frombuffer(raw, "<f4", count=n, offset=at + 36 * n)
+        radii = np.frombuffer(raw, "<f4", count=n, offset=at)
     else:
         spins = np.zeros((n, 3), "<f4")
         radii = np.full(n, h["radius"], "<f4")
     contacts = None
     if flags & 1:
-        contacts = _contact_views(raw[at + grain_bytes * n:], n, arrays)
-    return Bed(float(h["radius"]), vec[0], vec[1], spins, radii, contacts, int(h["model"]))
+        contacts = _contact_views(raw[BED_HEADER.itemsize + grain_bytes * n:], n, arrays)
+    return Bed(float(h["radius"]), vec[0], vec[1], spins, orientations, radii, contacts,
+               int(h["model"]))

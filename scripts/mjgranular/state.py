@@ -1,5 +1,5 @@
-"""Numpy views of a terrain instance's plugin_state: positions, velocities, spins, radii,
-per-body wrenches and the contact state, with no copies.
+"""Numpy views of a terrain instance's plugin_state: positions, velocities, spins, orientations,
+radii, per-body wrenches and the contact state, with no copies.
 
 The layout is plugin/README.md's "plugin_state layout"; the views take it from the loaded library
 (mjgranular_state_part), so it is declared once, in plugin/state.h.
@@ -16,7 +16,7 @@ from mjgranular.loader import PLUGIN_NAME, library
 def state_part(model, instance, name):
     """(offset, length) in mjtNums of part `name` of terrain instance `instance`'s plugin_state
     block, as the library lays it out: count, version, model, positions, velocities,
-    angular_velocities, radii, wrenches, contacts, grain_capacity."""
+    angular_velocities, orientations, radii, wrenches, contacts, grain_capacity."""
     offset, length = ctypes.c_longlong(), ctypes.c_longlong()
     if library().mjgranular_state_part(model._address, instance, name.encode(),
                                        ctypes.byref(offset), ctypes.byref(length)):
@@ -68,6 +68,8 @@ class Grains:
     """Numpy views of one terrain instance's plugin_state (they share memory with the data).
 
     positions  (n x 3) world frame [m]        velocities (n x 3) [m/s]
+    angular_velocities (n x 3) [rad/s]        orientations (n x 4) unit quaternions w x y z
+    radii      (n) [m]
     wrenches   (nbody x 6) force [N], torque [N m] about each body's xipos, world frame
     state      the instance's whole block; capacity, count
     Writing into the views writes the state (on the GPU backend too: a step uploads a state whose
@@ -98,6 +100,7 @@ class Grains:
         self._pos = part("positions", (self.capacity, 3))
         self._vel = part("velocities", (self.capacity, 3))
         self._angvel = part("angular_velocities", (self.capacity, 3))
+        self._orient = part("orientations", (self.capacity, 4))
         self._radii = part("radii")
         self.wrenches = part("wrenches", (self.nbody, 6))
         self.contacts = part("contacts")
@@ -130,6 +133,12 @@ class Grains:
     def angular_velocities(self):
         """(n x 3) view of the grain angular velocities [rad/s]."""
         return self._angvel[:self.count]
+
+    @property
+    def orientations(self):
+        """(n x 4) view of the grain orientations: unit quaternions (w, x, y, z), MuJoCo's order,
+        body to world; each substep turns a grain by its angular velocity."""
+        return self._orient[:self.count]
 
     @property
     def radii(self):

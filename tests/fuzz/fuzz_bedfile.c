@@ -3,9 +3,9 @@
 // own radius, at the capacity key count defaults to and at a larger one, for both contact models.
 // The reader takes a path: the bytes go into a memory file (memfd) named by /proc/self/fd.
 // Seeds (corpus_bedfile/): beds of 6 settled grains saved by save_bed
-// (scripts/mjgranular/bedfile.py),
-// projected jacobi and dem with their contacts, one without, and a version 1 file made from the
-// first (its grains and the contact arrays version 1 has).
+// (scripts/mjgranular/bedfile.py) in format version 2, projected jacobi and dem with their
+// contacts, one without, and a version 1 file made from the first (its grains and the contact
+// arrays version 1 has); v3_pj_contacts: 4 grains that have turned, in version 3.
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdint.h>
@@ -57,6 +57,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
       for (int i = 0; i < bed.n; i++) {
         require(bed.radius[i] > 0 && bed.radius[i] <= (float)info.radius, "a radius out of range");
+        const mjtNum* q = bed.orient + 4 * i;
+        require(grn_is_orientation(q[0], q[1], q[2], q[3]), "an orientation not unit");
       }
       require(!bed.contacts == !(info.has_contacts && info.model == model), "contacts kept wrong");
       mjg_bed_free(&bed);

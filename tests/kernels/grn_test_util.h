@@ -121,6 +121,7 @@ inline std::vector<grnShape> Container(const float c[3], const float h[3], float
 // grain positions, velocities and angular velocities read back from a solver
 struct Grains {
   std::vector<float> pos, vel, angvel;
+  std::vector<float> orient;  // (n x 4) unit quaternions w x y z
 };
 
 inline Grains Read(const grnSolver* s) {
@@ -128,9 +129,19 @@ inline Grains Read(const grnSolver* s) {
   g.pos.resize(3 * (size_t)grn_count(s));
   g.vel.resize(3 * (size_t)grn_count(s));
   g.angvel.resize(3 * (size_t)grn_count(s));
+  g.orient.resize(4 * (size_t)grn_count(s));
   EXPECT_EQ(grn_get_grains(s, g.pos.data(), g.vel.data()), grnOK);
   EXPECT_EQ(grn_get_angvel(s, g.angvel.data()), grnOK);
+  EXPECT_EQ(grn_get_orientations(s, g.orient.data()), grnOK);
   return g;
+}
+
+// a grain at rest at the identity orientation, at (x, y, z), appended to g
+inline void AppendAtRest(Grains* g, float x, float y, float z) {
+  g->pos.insert(g->pos.end(), {x, y, z});
+  g->vel.insert(g->vel.end(), {0, 0, 0});
+  g->angvel.insert(g->angvel.end(), {0, 0, 0});
+  g->orient.insert(g->orient.end(), {1, 0, 0, 0});
 }
 
 // grains read by Read put into a solver (the contact state cleared, as grn_set_grains does)
@@ -138,6 +149,7 @@ inline void Write(grnSolver* s, const Grains& g) {
   int n = (int)(g.pos.size() / 3);
   ASSERT_EQ(grn_set_grains(s, n, g.pos.data(), g.vel.data()), grnOK);
   ASSERT_EQ(grn_set_angvel(s, g.angvel.data()), grnOK);
+  ASSERT_EQ(grn_set_orientations(s, g.orient.data()), grnOK);
 }
 
 // largest speed among the grains

@@ -43,7 +43,7 @@ struct Scene {
 // everything a run leaves: grains, contact state, each body's wrench and impulse integral
 struct Outcome {
   int n = 0;
-  std::vector<float> pos, vel, angvel;
+  std::vector<float> pos, vel, angvel, orient;
   std::vector<char> contacts;
   std::vector<double> wrench, impint;
 };
@@ -80,6 +80,7 @@ Outcome Collect(const grnSolver* s) {
   o.pos = g.pos;
   o.vel = g.vel;
   o.angvel = g.angvel;
+  o.orient = g.orient;
   o.contacts.resize(grn_contact_state_bytes(grn_params(s)->capacity));
   EXPECT_EQ(grn_get_contacts(s, o.contacts.data()), grnOK);
   const int nb = grn_params(s)->max_bodies;
@@ -187,14 +188,15 @@ std::string ContactArrayAt(size_t byte, int cap) {
   return "past the end";
 }
 
-// a and b are the same byte for byte: grains and contact state (the first difference named)
+// a and b are the same byte for byte: grains (orientations too) and contact state (the first
+// difference named)
 void ExpectBitwise(const Outcome& a, const Outcome& b, int cap, const std::string& what) {
   ASSERT_EQ(a.n, b.n) << what;
   ASSERT_GT(a.n, 0) << what;
-  const std::vector<float>* arrays[3][2] = {{&a.pos, &b.pos}, {&a.vel, &b.vel},
-                                            {&a.angvel, &b.angvel}};
-  const char* names[3] = {"positions", "velocities", "angular velocities"};
-  for (int k = 0; k < 3; k++) {
+  const std::vector<float>* arrays[4][2] = {{&a.pos, &b.pos}, {&a.vel, &b.vel},
+                                            {&a.angvel, &b.angvel}, {&a.orient, &b.orient}};
+  const char* names[4] = {"positions", "velocities", "angular velocities", "orientations"};
+  for (int k = 0; k < 4; k++) {
     const std::vector<float>& x = *arrays[k][0];
     const std::vector<float>& y = *arrays[k][1];
     ASSERT_EQ(x.size(), y.size());

@@ -268,6 +268,7 @@ TEST(Deterministic, ConvertedContactsContinueBitForBit) {
   EXPECT_EQ(Read(a.get()).pos, Read(b.get()).pos);
   EXPECT_EQ(Read(a.get()).vel, Read(b.get()).vel);
   EXPECT_EQ(Read(a.get()).angvel, Read(b.get()).angvel);
+  EXPECT_EQ(Read(a.get()).orient, Read(b.get()).orient);
   SolverPtr cold = MakeSolver(p);
   ASSERT_TRUE(cold);
   ASSERT_EQ(grn_set_shapes(cold.get(), (int)walls.size(), walls.data()), grnOK);

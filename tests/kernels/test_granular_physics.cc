@@ -96,9 +96,7 @@ Grains SettledBase() {
     double h2 = (double)g.pos[3 * i] * g.pos[3 * i] + (double)g.pos[3 * i + 1] * g.pos[3 * i + 1];
     if (h2 < (double)d * d) z = std::max(z, g.pos[3 * i + 2] + std::sqrt(d * d - h2));
   }
-  g.pos.insert(g.pos.end(), {0, 0, (float)(z + 0.1 * r)});
-  g.vel.insert(g.vel.end(), {0, 0, 0});
-  g.angvel.insert(g.angvel.end(), {0, 0, 0});
+  grn_test::AppendAtRest(&g, 0, 0, (float)(z + 0.1 * r));
   grn_test::Write(s.get(), g);
   EXPECT_EQ(grn_advance(s.get(), (int)std::lround(1.0 / p.dt)), grnOK);
   return Read(s.get());
@@ -119,9 +117,8 @@ double StackTop(const Grains& base, float rolling) {
   std::mt19937 rng(17);
   std::uniform_real_distribution<float> jitter(-1e-3f * r, 1e-3f * r);
   for (int k = 1; k < kStack; k++) {
-    g.pos.insert(g.pos.end(), {b[0] + jitter(rng), b[1] + jitter(rng), b[2] + k * d});
-    g.vel.insert(g.vel.end(), {0, 0, 0});
-    g.angvel.insert(g.angvel.end(), {0, 0, 0});
+    float x = b[0] + jitter(rng), y = b[1] + jitter(rng);
+    grn_test::AppendAtRest(&g, x, y, b[2] + k * d);
   }
   grn_test::Write(s.get(), g);
   EXPECT_EQ(grn_advance(s.get(), (int)std::lround(2.0 / p.dt)), grnOK);
@@ -251,13 +248,15 @@ MixBed SettledMix(double share, unsigned seed) {
   for (float x : radii) solid += 4.0 / 3.0 * kPi * x * x * x;
   const float lo[3] = {-half, -half, 0};
   const float hi[3] = {half, half, D + (float)(solid / 0.28 / ((2 * half - D) * (2 * half - D)))};
-  Grains g;
-  if (!RandomPlacement(radii, lo, hi, seed, &g.pos)) {
+  std::vector<float> at;
+  if (!RandomPlacement(radii, lo, hi, seed, &at)) {
     ADD_FAILURE() << "no room to place the grains";
     return bed;
   }
-  g.vel.assign(g.pos.size(), 0);
-  g.angvel.assign(g.pos.size(), 0);
+  Grains g;
+  for (size_t i = 0; i + 2 < at.size(); i += 3) {
+    grn_test::AppendAtRest(&g, at[i], at[i + 1], at[i + 2]);
+  }
   SolverPtr s = MakeSolver(p);
   if (!s) return bed;
   const float c[3] = {0, 0, 0.5f}, h[3] = {half, half, 0.5f};

@@ -19,11 +19,12 @@
 
 namespace mjg_test {
 
-// state layout (plugin/state.h): header of 4, positions, velocities, angular velocities, radii,
-// wrenches, contact state
+// state layout (plugin/state.h): header of 4, positions, velocities, angular velocities,
+// orientations, radii, wrenches, contact state
 constexpr int kHeader = 4;
-// mjtNums per grain of positions, velocities and angular velocities (3 each) and radii (1)
-constexpr int kGrainNums = 10;
+// mjtNums per grain of positions, velocities and angular velocities (3 each), orientations (4)
+// and radii (1)
+constexpr int kGrainNums = 14;
 // mjtNums of contact state per grain: counts (2 int32), 16 grain + 4 shape contact slots with an
 // int32 partner, a float32 impulse and a float32 angular impulse (x, y, z) each: 568 bytes
 constexpr int kContactPerGrain = 71;
@@ -145,7 +146,8 @@ struct Grains {
   mjtNum* pos(int i) const { return state + kHeader + 3 * i; }
   mjtNum* vel(int i) const { return state + kHeader + 3 * cap + 3 * i; }
   mjtNum* angvel(int i) const { return state + kHeader + 6 * cap + 3 * i; }
-  mjtNum* radius(int i) const { return state + kHeader + 9 * cap + i; }
+  mjtNum* orient(int i) const { return state + kHeader + 9 * cap + 4 * i; }
+  mjtNum* radius(int i) const { return state + kHeader + 13 * cap + i; }
   mjtNum* wrench(int body) const { return state + kHeader + kGrainNums * cap + 6 * body; }
   // the contact state, after the wrenches of nbody bodies
   mjtNum* contacts(int nbody) const { return wrench(nbody); }

@@ -28,11 +28,12 @@ constexpr int kMaxPairs = 16, kMaxShape = 4;  // the solver's contact slots per 
 
 // a bed file's content, as the format describes it
 struct BedFile {
-  uint32_t version = 2;
+  uint32_t version = 3;
   uint32_t flags = 0;
   int32_t n = 0;
   double radius = 0.004;
   std::vector<float> pos, vel, angvel;  // (n x 3); angvel from version 2 on
+  std::vector<float> orient;            // (n x 4), from version 3 on
   std::vector<float> radii;             // (n), from version 2 on
   std::vector<char> contacts;           // layout for capacity n, when flags & 1
 };
@@ -55,6 +56,7 @@ std::vector<char> Encode(const BedFile& f) {
   for (float v : f.pos) Put(&out, v);
   for (float v : f.vel) Put(&out, v);
   for (float v : f.angvel) Put(&out, v);
+  for (float v : f.orient) Put(&out, v);
   for (float v : f.radii) Put(&out, v);
   out.insert(out.end(), f.contacts.begin(), f.contacts.end());
   return out;
@@ -91,8 +93,9 @@ std::vector<char> ContactsForN(const char* block, int cap, int n, int version) {
   return out;
 }
 
-// a file of the grains (and contacts) in d's state, in format version 2 or 1 (no spins)
-BedFile Save(const mjModel* m, mjData* d, bool contacts, int version = 2) {
+// a file of the grains (and contacts) in d's state, in format version 3, 2 (no orientations) or
+// 1 (no spins either)
+BedFile Save(const mjModel* m, mjData* d, bool contacts, int version = 3) {
   auto g = GrainsOf(m, d);
   BedFile f;
   f.version = version;
@@ -103,6 +106,7 @@ BedFile Save(const mjModel* m, mjData* d, bool contacts, int version = 2) {
       f.vel.push_back((float)g.vel(i)[a]);
       if (version > 1) f.angvel.push_back((float)g.angvel(i)[a]);
     }
+    for (int a = 0; version > 2 && a < 4; a++) f.orient.push_back((float)g.orient(i)[a]);
     if (version > 1) f.radii.push_back((float)*g.radius(i));
   }
   if (contacts) {
@@ -158,6 +162,9 @@ TEST(BedFile, LoadsTheSavedBedExactlyAndContinuesAsTheSavedRun) {
     }
   }
   EXPECT_GT(speed, 0.0) << "velocities are part of the check";
+  double turned = 0;
+  for (int i = 0; i < ga.n(); i++) turned = std::fmax(turned, 1 - std::fabs(ga.orient(i)[0]));
+  EXPECT_GT(turned, 0.0) << "orientations are part of the check";
   // the whole state but the wrenches of the step before: the same contact state too
   auto sa = StateCopy(saved.get(), a.get()), sb = StateCopy(m.get(), b.get());
   mjtNum* wrenches = sa.data() + (ga.wrench(0) - ga.state);
@@ -209,6 +216,35 @@ TEST(BedFile, VersionOneLoadsAtZeroSpin) {
   EXPECT_EQ(b->warning[mjWARN_BADQACC].number, 0);
 }
 
+// a version 2 file (saved before orientations were kept) loads with every grain at the identity,
+// and everything else as saved
+TEST(BedFile, VersionTwoLoadsAtTheIdentityOrientation) {
+  auto saved = SavedRun();
+  ASSERT_TRUE(saved);
+  DataPtr a(mj_makeData(saved.get()));
+  for (int k = 0; k < 10; k++) mj_step(saved.get(), a.get());
+  BedFile v2 = Save(saved.get(), a.get(), true, 2);
+  std::string error;
+  auto m = LoadXml(BedXml(WriteFile("v2", Encode(v2))), &error);
+  ASSERT_TRUE(m) << error;
+  DataPtr b(mj_makeData(m.get()));
+  auto ga = GrainsOf(saved.get(), a.get()), gb = GrainsOf(m.get(), b.get());
+  ASSERT_EQ(gb.n(), v2.n);
+  for (int i = 0; i < v2.n; i++) {
+    for (int x = 0; x < 3; x++) {
+      ASSERT_EQ(gb.pos(i)[x], ga.pos(i)[x]);
+      ASSERT_EQ(gb.angvel(i)[x], ga.angvel(i)[x]);
+    }
+    ASSERT_EQ(*gb.radius(i), *ga.radius(i));
+    const mjtNum identity[4] = {1, 0, 0, 0};
+    for (int k = 0; k < 4; k++) ASSERT_EQ(gb.orient(i)[k], identity[k]) << "grain " << i;
+  }
+  // the contact state came through whole
+  const mjtNum* ca = ga.contacts(saved->nbody);
+  const mjtNum* cb = gb.contacts(m->nbody);
+  for (int i = 0; i < mjg_test::kContactPerGrain * gb.cap; i++) ASSERT_EQ(cb[i], ca[i]);
+}
+
 TEST(BedFile, WithoutContactsAndWithRoomToSpare) {
   auto saved = SavedRun();
   ASSERT_TRUE(saved);
@@ -252,6 +288,7 @@ TEST(BedFile, BadFilesAreRefusedNamingTheKeyAndTheCause) {
   good.pos = {0, 0, 0.01f, 0.02f, 0, 0.01f};
   good.vel = {0, 0, 0, 0, 0, 0};
   good.angvel = {0, 0, 0, 0, 0, 0};
+  good.orient = {1, 0, 0, 0, 1, 0, 0, 0};
   good.radii = {0.004f, 0.004f};
   std::vector<char> bytes = Encode(good);
   {
@@ -282,9 +319,14 @@ TEST(BedFile, BadFilesAreRefusedNamingTheKeyAndTheCause) {
   std::vector<char> magic = bytes;
   magic[0] = 'X';
   EXPECT_NE(Refused("magic", magic).find("not a bed file"), std::string::npos);
-  BedFile v3 = good;
-  v3.version = 3;
-  EXPECT_NE(Refused("version", Encode(v3)).find("format version 3"), std::string::npos);
+  BedFile v4 = good;
+  v4.version = 4;
+  EXPECT_NE(Refused("version", Encode(v4)).find("format version 4"), std::string::npos);
+  BedFile unnormalised = good;
+  unnormalised.orient[5] = 0.5f;
+  EXPECT_NE(Refused("orientation", Encode(unnormalised))
+                .find("orientation of grain 1, (1, 0.5, 0, 0), is not a unit quaternion"),
+            std::string::npos);
   BedFile negative = good;
   negative.n = -3;
   EXPECT_NE(Refused("negative", Encode(negative)).find("negative grain count"),

@@ -42,7 +42,7 @@ TEST(Terrain, LoadsFromMjcfString) {
   EXPECT_EQ(g.n(), g.cap);
   EXPECT_EQ(m->plugin_statenum[0], mjg_test::kHeader + mjg_test::kGrainNums * g.cap +
                                        6 * m->nbody + mjg_test::kContactPerGrain * g.cap);
-  EXPECT_EQ(g.state[2], 3);  // layout version
+  EXPECT_EQ(g.state[2], 4);  // layout version
 }
 
 TEST(Terrain, StepMakesGrainsFallOntoTheFloor) {
@@ -171,8 +171,8 @@ TEST(Terrain, AStateOrStepItCannotUseIsRefusedSayingWhy) {
     std::vector<std::string> says;
   };
   const Bad bad[] = {
-    {"a state of another layout", [](mjModel*, const mjg_test::Grains& g) { g.state[2] = 2; },
-     {"layout version 2", "3"}},
+    {"a state of another layout", [](mjModel*, const mjg_test::Grains& g) { g.state[2] = 3; },
+     {"layout version 3", "4"}},
     {"a contact with a partner that is no grain",
      [](mjModel* m, const mjg_test::Grains& g) {
        // grain 1's contact counts (npair, then nshape, one int32 per grain), then its slot 0

@@ -76,6 +76,9 @@ def test_saved_bed_starts_a_new_model_exactly(settled, tmp_path):
     assert np.array_equal(bed.positions, g.positions) and np.array_equal(bed.velocities,
                                                                          g.velocities)
     assert np.abs(bed.velocities).max() > 0
+    assert np.array_equal(bed.orientations, g.orientations)
+    assert (np.abs(g.orientations[:, 0]) < 1).sum() > g.count / 2, "the grains have turned"
+    np.testing.assert_allclose(np.linalg.norm(g.orientations, axis=1), 1, atol=1e-6)
     assert bed.contacts["npair"].shape == (1, g.count) and bed.contacts["npair"].max() > 0
 
     m = mujoco.MjModel.from_xml_string(scene({"bed_file": path, "radius": "0.004"}))
@@ -84,6 +87,7 @@ def test_saved_bed_starts_a_new_model_exactly(settled, tmp_path):
     assert h.capacity == g.count == h.count
     assert np.array_equal(h.positions, g.positions)
     assert np.array_equal(h.velocities, g.velocities)
+    assert np.array_equal(h.orientations, g.orientations)
     assert np.array_equal(h.contacts, g.contacts)
 
     # both continue alike, bit for bit
@@ -91,6 +95,35 @@ def test_saved_bed_starts_a_new_model_exactly(settled, tmp_path):
         mujoco.mj_step(settled, d)
         mujoco.mj_step(m, e)
     assert np.array_equal(h.state, g.state)
+
+
+def test_version_two_bed_loads_at_the_identity(settled, tmp_path):
+    # a file of format version 2 (before orientations were kept): the same bytes without the
+    # orientations block; everything else loads as saved, every grain at the identity
+    d = mujoco.MjData(settled)
+    for _ in range(10):
+        mujoco.mj_step(settled, d)
+    path = tmp_path / "bed.mjgbed"
+    mjgranular.save_bed(path, settled, d)
+    raw = bytearray(path.read_bytes())
+    n = mjgranular.grains(settled, d).count
+    start = mjgranular.bedfile.BED_HEADER.itemsize + 36 * n
+    del raw[start:start + 16 * n]
+    raw[8:12] = (2).to_bytes(4, "little")
+    old = tmp_path / "v2.mjgbed"
+    old.write_bytes(bytes(raw))
+
+    bed = mjgranular.load_bed(old)
+    g = mjgranular.grains(settled, d)
+    identity = np.tile([1, 0, 0, 0], (n, 1))
+    assert np.array_equal(bed.orientations, identity)
+    assert np.array_equal(bed.angular_velocities, g.angular_velocities)
+    assert np.array_equal(bed.radii, g.radii)
+    m = mujoco.MjModel.from_xml_string(scene({"bed_file": old, "radius": "0.004"}))
+    h = mjgranular.grains(m, mujoco.MjData(m))
+    assert np.array_equal(h.positions, g.positions)
+    assert np.array_equal(h.orientations, identity)
+    assert np.array_equal(h.contacts, g.contacts)
 
 
 def test_bed_without_contacts(settled, tmp_path):
