@@ -11,6 +11,8 @@ if(MJGRANULAR_HAVE_CUDA)
   message(FATAL_ERROR "MJGRANULAR_SANITIZE and MJGRANULAR_FUZZ need the cuda backend off: "
                       "-DMJGRANULAR_CUDA=OFF")
 endif()
+# float-cast-overflow: a float out of an integer's range converted to it, undefined behaviour that
+# gcc's -fsanitize=undefined leaves out
 set(_mjg_sanitizers address,undefined,float-cast-overflow)
 if(MJGRANULAR_FUZZ)
   if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
