@@ -1,9 +1,9 @@
 // grain types from MJCF meshes. The mass properties come from the mesh's triangles, exactly
 // (kernels/mesh_mass.h), not from the spheres, which underfill it by a fifth or more. MuJoCo's
-// compiler stores mesh_vert recentred and turned into the frame of the inertia it computed itself
-// (mesh_pos, mesh_quat undo that), and its default inertia is wrong for non-convex meshes; so the
-// body frame is found again from mesh_vert, and the clump is fitted in mesh_vert's frame and moved
-// into the body frame.
+// compiler stores mesh_vert in float, recentred and turned into the frame of the inertia it
+// computed itself (mesh_pos, mesh_quat undo that), which follows the mesh's `inertia` attribute
+// (a shell, the convex hull) and is not necessarily the solid's; so the body frame is found again
+// from mesh_vert, and the clump is fitted in mesh_vert's frame and moved into the body frame.
 #include "grain_types.h"
 
 #include <math.h>

@@ -3,14 +3,15 @@
 //   faces or as the convex hull of its vertices; its spheres lie inside it in the body frame;
 // - the same box moved off its origin and turned gives the same type about its centre of mass,
 //   to the float rounding of mujoco's mesh_vert (mujoco moves a mesh to its own inertial frame);
+// - a box whose grid would have far distances too deep still keeps its spheres inside;
 // - a cube's 16 spheres fill it as scripts/bench/bench_clump measured (kernels/README.md), and
 //   the reported volume deviation is the one of the spheres sampled on a fine lattice;
 // - a non-convex L-shaped prism gets its mass, centre of mass and principal moments from two
-//   boxes by the parallel-axis rule, and its spheres lie inside the exact L;
+//   boxes by the parallel-axis rule, also where mujoco takes it for a shell, and its spheres lie
+//   inside the exact L;
 // - the same model gives the same spheres bit for bit, the grid built once;
 // - unknown and repeated names, open, misoriented and inside-out meshes, grids too fine or too
 //   coarse, bad clump_spheres and density are refused with messages naming the mesh and cause.
-// - a box that grids with far distances too deep still keeps its spheres inside;
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -41,7 +42,6 @@ using mjg_test::LoadXml;
 using mjg_test::ModelPtr;
 
 const double kRho = 2500;  // grain density [kg/m^3]
-const double kPi = 3.14159265358979323846;
 
 // a rigid motion applied to a test mesh's vertices before mujoco sees them: x -> pos + R(quat) x
 struct Pose {
@@ -49,6 +49,7 @@ struct Pose {
   std::array<double, 4> quat = {1, 0, 0, 0};
 };
 
+// x turned by the unit quaternion quat (w x y z)
 V3 Apply(const std::array<double, 4>& quat, const V3& x) {
   double q[4] = {quat[0], quat[1], quat[2], quat[3]}, v[3] = {x[0], x[1], x[2]}, r[3];
   mju_normalize4(q);
@@ -56,6 +57,7 @@ V3 Apply(const std::array<double, 4>& quat, const V3& x) {
   return {r[0], r[1], r[2]};
 }
 
+// x turned back by quat
 V3 ApplyInverse(const std::array<double, 4>& quat, const V3& x) {
   return Apply({quat[0], -quat[1], -quat[2], -quat[3]}, x);
 }
@@ -314,11 +316,14 @@ TEST(GrainTypes, CubeFillsAsTheBenchMeasured) {
 TEST(GrainTypes, LShapedPrismIsTwoBoxes) {
   // LPrism(a, t, hz): [0, a] x [0, t] and [0, t] x [t, a], 2 hz high
   const double a = 0.02, w = 0.008, hz = 0.004;
-  ModelPtr m = MeshModel(MeshXml("L", LPrism(a, w, hz)));
+  // once more with mujoco's inertia of the surface as a shell: mujoco moves that mesh to the
+  // shell's centre of mass, which is not the solid's
+  std::string shell = MeshXml("shell", LPrism(a, w, hz));
+  shell.insert(std::strlen("<mesh"), " inertia=\"shell\"");
+  ModelPtr m = MeshModel(MeshXml("L", LPrism(a, w, hz)) + shell);
   ASSERT_TRUE(m);
-  Types types(m.get(), {"L"});
+  Types types(m.get(), {"L", "shell"});
   ASSERT_EQ(types.rc, 0) << types.msg;
-  const mjgGrainType& t = types.t.type[0];
 
   // the two boxes: masses, centres, and the inertia about the L's centre of mass by the
   // parallel-axis rule
@@ -348,35 +353,39 @@ TEST(GrainTypes, LShapedPrismIsTwoBoxes) {
 
   // mujoco moved the L to its own inertial frame in float: the tolerance of the moved box
   const double tol = 1e-6;
-  V3 c = AssetCom(m.get(), t);
-  EXPECT_NEAR(t.mass / mass, 1, tol);
-  for (int i = 0; i < 3; i++) {
-    EXPECT_NEAR(c[i], com[i], tol * a) << "axis " << i;
-    EXPECT_NEAR(t.inertia[i] / moments[i], 1, tol) << "moment " << i;
-  }
-  // mujoco's centre of mass for the mesh (mesh_pos) is its own business; say how far it is
-  std::printf("  L: mass error %.2g, centre of mass off by %.2g m (mujoco's mesh_pos by %.2g m), "
-              "moments' errors %.2g %.2g %.2g\n", t.mass / mass - 1,
-              std::hypot(c[0] - com[0], c[1] - com[1], c[2] - com[2]),
-              std::hypot(m->mesh_pos[0] - com[0], m->mesh_pos[1] - com[1],
-                         m->mesh_pos[2] - com[2]),
-              t.inertia[0] / moments[0] - 1, t.inertia[1] / moments[1] - 1,
-              t.inertia[2] / moments[2] - 1);
+  for (int k = 0; k < 2; k++) {
+    const mjgGrainType& t = types.t.type[k];
+    const char* name = k ? "shell" : "L";
+    V3 c = AssetCom(m.get(), t);
+    const mjtNum* mujoco_com = m->mesh_pos + 3 * t.mesh;
+    EXPECT_NEAR(t.mass / mass, 1, tol) << name;
+    for (int i = 0; i < 3; i++) {
+      EXPECT_NEAR(c[i], com[i], tol * a) << name << " axis " << i;
+      EXPECT_NEAR(t.inertia[i] / moments[i], 1, tol) << name << " moment " << i;
+    }
+    std::printf("  %s: mass error %.2g, centre of mass off by %.2g m (mujoco's mesh_pos by %.2g "
+                "m), moments' errors %.2g %.2g %.2g\n", name, t.mass / mass - 1,
+                std::hypot(c[0] - com[0], c[1] - com[1], c[2] - com[2]),
+                std::hypot(mujoco_com[0] - com[0], mujoco_com[1] - com[1],
+                           mujoco_com[2] - com[2]),
+                t.inertia[0] / moments[0] - 1, t.inertia[1] / moments[1] - 1,
+                t.inertia[2] / moments[2] - 1);
 
-  // its spheres in both legs and inside the exact L
-  int leg_x = 0, leg_y = 0;
-  for (int s = 0; s < t.nsphere; s++) {
-    V3 p = AssetPoint(m.get(), t, s);
-    leg_x += p[0] > w;
-    leg_y += p[1] > w;
+    // its spheres in both legs and inside the exact L
+    int leg_x = 0, leg_y = 0;
+    for (int s = 0; s < t.nsphere; s++) {
+      V3 p = AssetPoint(m.get(), t, s);
+      leg_x += p[0] > w;
+      leg_y += p[1] > w;
+    }
+    double worst = WorstOverreach(m.get(), t, [&](const V3& p) { return LDepth(p, a, w, hz); });
+    EXPECT_LE(worst, 0.1) << name;
+    EXPECT_GE(leg_x, t.nsphere / 4) << name;
+    EXPECT_GE(leg_y, t.nsphere / 4) << name;
+    Print(name, t);
+    std::printf("  %s: spheres in the x leg %d, the y leg %d; largest radius beyond the depth "
+                "%.3f cells\n", name, leg_x, leg_y, worst);
   }
-  double worst = WorstOverreach(m.get(), t, [&](const V3& p) { return LDepth(p, a, w, hz); });
-  EXPECT_LE(worst, 0.1);
-  EXPECT_GE(leg_x, t.nsphere / 4);
-  EXPECT_GE(leg_y, t.nsphere / 4);
-  Print("L", t);
-  std::printf("  L: spheres in the x leg %d, the y leg %d; largest radius beyond the depth %.3f "
-              "cells\n", leg_x, leg_y, worst);
 }
 
 //---------------------------------- behaviour -----------------------------------------------------
