@@ -15,14 +15,15 @@
 
 static void free_grid(void* grid) { grn_sdf_mesh_free((grnGrid*)grid); }
 
-// the mesh grids of this process, shared by every mjData of every model whose meshes and
-// spacing are the same (a grid holds up to GRN_SDF_MAX_NODES floats; the last 16 released are
-// kept, so that compiling a model and then making its mjData builds them once)
+// the mesh grids of this process (bodies' meshes, grain types' meshes), shared by every mjData of
+// every model whose meshes and spacing are the same (a grid holds up to GRN_SDF_MAX_NODES floats;
+// the last 16 released are kept, so that compiling a model and then making its mjData builds them
+// once)
 static mjgCache g_grids = MJG_CACHE(grnGrid, 16, free_grid);
 
 // what a mesh grid depends on
 typedef struct mjgGridInput_ {
-  const float* vert;        // vertices in the geom frame                          (3 nvert)
+  const float* vert;        // vertices in the mesh's frame, the geom frame        (3 nvert)
   const int* face;          // triangles                                           (3 nface)
   int nvert, nface;
   float cell, margin;       // node spacing, margin around the bounding box [m]
@@ -38,17 +39,20 @@ static int build_grid(const void* input, void* grid, char* why, int size) {
   return -1;
 }
 
-// the grid of a mesh from the process's cache (built now if no equal mesh was), NULL with why
-static const grnGrid* acquire_grid(const mjgGridInput* in, char* why, int size) {
+const grnGrid* mjg_mesh_grid_acquire(const float* vert, int nvert, const int* face, int nface,
+                                     float cell, float margin, char* why, int why_size) {
+  mjgGridInput in = {vert, face, nvert, nface, cell, margin};
   mjgKey k = {NULL, 0, 0, 0};
-  mjg_key_add(&k, &in->cell, sizeof(in->cell));
-  mjg_key_add(&k, &in->margin, sizeof(in->margin));
-  mjg_key_int(&k, in->nvert);
-  mjg_key_int(&k, in->nface);
-  mjg_key_add(&k, in->vert, 3 * (size_t)in->nvert * sizeof(float));
-  mjg_key_add(&k, in->face, 3 * (size_t)in->nface * sizeof(int));
-  return (const grnGrid*)mjg_cache_acquire(&g_grids, &k, build_grid, in, why, size);
+  mjg_key_add(&k, &cell, sizeof(cell));
+  mjg_key_add(&k, &margin, sizeof(margin));
+  mjg_key_int(&k, nvert);
+  mjg_key_int(&k, nface);
+  mjg_key_add(&k, vert, 3 * (size_t)nvert * sizeof(float));
+  mjg_key_add(&k, face, 3 * (size_t)nface * sizeof(int));
+  return (const grnGrid*)mjg_cache_acquire(&g_grids, &k, build_grid, &in, why, why_size);
 }
+
+void mjg_mesh_grid_release(const grnGrid* grid) { mjg_cache_release(&g_grids, grid); }
 
 long long mjg_mesh_grid_builds(void) { return mjg_cache_builds(&g_grids); }
 
@@ -62,16 +66,14 @@ double mjg_mesh_margin(const mjgConfig* cfg) {
   return cfg->radius * (1 + p.margin) + cfg->sdf_cell;
 }
 
-// name of mesh id, or "#id" in buf when it has none
-static const char* mesh_name(const mjModel* m, int id, char* buf, int size) {
+const char* mjg_mesh_name(const mjModel* m, int id, char* buf, int size) {
   const char* name = m->names + m->name_meshadr[id];
   if (name[0]) return name;
   snprintf(buf, size, "#%d", id);
   return buf;
 }
 
-// nodes a grid of the mesh would need (an upper bound: grn_sdf_mesh_build may add a cell per axis)
-static double grid_nodes(const float* vert, int nvert, double cell, double margin) {
+double mjg_mesh_grid_nodes(const float* vert, int nvert, double cell, double margin) {
   float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (int v = 0; v < nvert; v++) {
     for (int i = 0; i < 3; i++) {
@@ -117,13 +119,12 @@ int mjg_mesh_grids_build(const mjModel* m, const mjgConfig* cfg, const int* need
 
     // a grid too fine for the mesh is a config error; anything else is a bad mesh
     char buf[32];
-    const char* name = mesh_name(m, id, buf, sizeof(buf));
-    double nodes = grid_nodes(vert, nvert, cell, margin);
+    const char* name = mjg_mesh_name(m, id, buf, sizeof(buf));
+    double nodes = mjg_mesh_grid_nodes(vert, nvert, cell, margin);
     char why[256] = "";
     const grnGrid* grid = NULL;
     if (nodes <= GRN_SDF_MAX_NODES) {
-      mjgGridInput in = {vert, face, nvert, nface, cell, margin};
-      grid = acquire_grid(&in, why, sizeof(why));
+      grid = mjg_mesh_grid_acquire(vert, nvert, face, nface, cell, margin, why, sizeof(why));
     }
     if (!grid) {
       if (msg && size > 0 && nodes > GRN_SDF_MAX_NODES) {
@@ -155,7 +156,7 @@ grnStatus mjg_mesh_grids_add(const mjgMeshGrids* grids, grnSolver* solver) {
 
 void mjg_mesh_grids_free(mjgMeshGrids* grids) {
   if (!grids) return;
-  for (int i = 0; i < grids->ngrid; i++) mjg_cache_release(&g_grids, grids->grid[i]);
+  for (int i = 0; i < grids->ngrid; i++) mjg_mesh_grid_release(grids->grid[i]);
   free(grids->grid);
   free(grids->mesh_grid);
   free(grids->mesh_rbound);

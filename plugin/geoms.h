@@ -44,6 +44,24 @@ void mjg_mesh_grids_free(mjgMeshGrids* grids);
 // grid in grids (may be NULL).
 int mjg_geom_shape(const mjModel* m, int g, const mjgMeshGrids* grids, grnShape* s);
 
+// The signed distance grid of a mesh, vert (nvert x 3) and face (nface x 3), at node spacing cell
+// over its bounding box grown by margin [m]: built once per process for each distinct mesh,
+// spacing and margin (now, unless an equal one was asked for before) and shared read-only.
+// NULL with the cause in why on failure. Release with mjg_mesh_grid_release.
+const grnGrid* mjg_mesh_grid_acquire(const float* vert, int nvert, const int* face, int nface,
+                                     float cell, float margin, char* why, int why_size);
+
+// Release a grid from mjg_mesh_grid_acquire; NULL is allowed.
+void mjg_mesh_grid_release(const grnGrid* grid);
+
+// Name of mesh id, or "#id" written into buf (size bytes) when it has none.
+const char* mjg_mesh_name(const mjModel* m, int id, char* buf, int size);
+
+// Nodes a grid of a mesh's vertices (nvert x 3) at spacing cell and margin would have, an upper
+// bound (grn_sdf_mesh_build may add a cell per axis): to refuse one beyond GRN_SDF_MAX_NODES with
+// a message of the caller's.
+double mjg_mesh_grid_nodes(const float* vert, int nvert, double cell, double margin);
+
 // Number of mesh grids built (not found in the cache) in this process so far.
 long long mjg_mesh_grid_builds(void);
 

@@ -103,6 +103,24 @@ inline Mesh LPrism(double a, double t, double hz) {
   return m;
 }
 
+// exact depth of p inside the L prism of LPrism(a, t, hz) (-1 outside): the nearer of the
+// polygon's edges and the caps
+inline double LDepth(const V3& p, double a, double t, double hz) {
+  auto in_l = [&](double x, double y) {
+    return (x >= 0 && x <= a && y >= 0 && y <= t) || (x >= 0 && x <= t && y >= 0 && y <= a);
+  };
+  const double xy[6][2] = {{0, 0}, {a, 0}, {a, t}, {t, t}, {t, a}, {0, a}};
+  double edge = INFINITY;
+  for (int i = 0; i < 6; i++) {
+    const double *u = xy[i], *v = xy[(i + 1) % 6];
+    double ex = v[0] - u[0], ey = v[1] - u[1], px = p[0] - u[0], py = p[1] - u[1];
+    double s = std::fmin(1, std::fmax(0, (px * ex + py * ey) / (ex * ex + ey * ey)));
+    edge = std::fmin(edge, std::hypot(px - s * ex, py - s * ey));
+  }
+  if (!in_l(p[0], p[1]) || std::fabs(p[2]) > hz) return -1;
+  return std::fmin(edge, hz - std::fabs(p[2]));
+}
+
 }  // namespace grn_test
 
 #endif  // MJGRANULAR_TESTS_KERNELS_GRN_MESH_UTIL_H_

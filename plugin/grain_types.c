@@ -1,0 +1,165 @@
+// grain types from MJCF meshes. The mass properties come from the mesh's triangles, exactly
+// (kernels/mesh_mass.h), not from the spheres, which underfill it by a fifth or more. MuJoCo's
+// compiler stores mesh_vert in float, recentred and turned into the frame of the inertia it
+// computed itself (mesh_pos, mesh_quat undo that), which follows the mesh's `inertia` attribute
+// (a shell, the convex hull) and is not necessarily the solid's; so the body frame is found again
+// from mesh_vert, and the clump is fitted in mesh_vert's frame and moved into the body frame.
+#include "grain_types.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "geoms.h"
+#include "mesh_mass.h"
+#include "sdf_mesh.h"
+
+// least grid margin around a mesh's bounding box, in cells: nodes outside the surface on every
+// side, so the fit measures the surface it misses everywhere (as the fits in kernels/README.md)
+#define MJG_CLUMP_MARGIN_CELLS 2
+
+// margin [m] of the grid a clump is fitted on at spacing cell: at least half the smallest extent of
+// the mesh's bounding box, which no point inside is deeper than, so that every node inside lies in
+// the band of exact distances (sdf_mesh.h). beyond the band distances are upper bounds, up to 0.9
+// cell too deep on a 2 x 3 x 1 box, and a sphere of that radius would reach out of the mesh. whole
+// cells, so the nodes fall where they would at the least margin
+static float grid_margin(const float* vert, int nvert, float cell) {
+  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int v = 0; v < nvert; v++) {
+    for (int i = 0; i < 3; i++) {
+      lo[i] = fminf(lo[i], vert[3 * v + i]);
+      hi[i] = fmaxf(hi[i], vert[3 * v + i]);
+    }
+  }
+  float depth = 0.5f * fminf(hi[0] - lo[0], fminf(hi[1] - lo[1], hi[2] - lo[2]));
+  return cell * fmaxf(MJG_CLUMP_MARGIN_CELLS, ceilf(depth / cell));
+}
+
+// the type of mesh id: mass properties, then spheres fitted on the mesh's grid; 0, or -1 with the
+// cause in why
+static int build_type(const mjModel* m, int id, double density, int clump_spheres,
+                      mjgGrainType* t, char* why, int why_size) {
+  const float* vert = m->mesh_vert + 3 * (size_t)m->mesh_vertadr[id];
+  const int* face = m->mesh_face + 3 * (size_t)m->mesh_faceadr[id];
+  int nvert = m->mesh_vertnum[id], nface = m->mesh_facenum[id];
+  t->mesh = id;
+
+  // the solid's mass properties and principal frame
+  grnMassProps mp;
+  grnMeshStatus ms = grn_mesh_mass(vert, nvert, face, nface, density, &mp);
+  if (ms != grnMESH_OK) {
+    snprintf(why, why_size, "%s", grn_mesh_status_string(ms));
+    return -1;
+  }
+  t->volume = mp.volume;
+  t->mass = mp.mass;
+  memcpy(t->inertia, mp.principal, sizeof(t->inertia));
+  memcpy(t->pos, mp.com, sizeof(t->pos));
+  memcpy(t->quat, mp.quat, sizeof(t->quat));
+
+  // the grid: its spacing from the mesh's size, so every mesh is fitted alike whatever its scale
+  float cell = (float)(cbrt(mp.volume) / MJG_CLUMP_CELLS_PER_SIZE);
+  float margin = grid_margin(vert, nvert, cell);
+  double nodes = mjg_mesh_grid_nodes(vert, nvert, cell, margin);
+  if (!(nodes <= GRN_SDF_MAX_NODES)) {
+    snprintf(why, why_size, "a grid of %d cells per cube root of its volume (cell %g m) would "
+             "have %.3g nodes, more than the limit %d: the mesh is spread thin over its bounding "
+             "box", MJG_CLUMP_CELLS_PER_SIZE, cell, nodes, GRN_SDF_MAX_NODES);
+    return -1;
+  }
+  char cause[256] = "";
+  const grnGrid* grid = mjg_mesh_grid_acquire(vert, nvert, face, nface, cell, margin, cause,
+                                              sizeof(cause));
+  if (!grid) {
+    snprintf(why, why_size, "no signed distance grid: %s", cause);
+    return -1;
+  }
+  t->cell = grid->cell;
+
+  // the spheres, in the mesh's frame
+  t->sphere = (float*)malloc(4 * (size_t)clump_spheres * sizeof(float));
+  grnStatus st = t->sphere ? grn_clump_fit(grid, clump_spheres, 0, t->sphere, &t->fit, cause,
+                                           sizeof(cause))
+                           : grnERR_MEMORY;
+  mjg_mesh_grid_release(grid);
+  if (st == grnERR_MEMORY) {
+    snprintf(why, why_size, "out of memory for its clump of spheres");
+    return -1;
+  }
+  if (st != grnOK) {
+    snprintf(why, why_size, "no clump of spheres on a grid of %d cells per cube root of its "
+             "volume (%s); the mesh is too thin for its volume", MJG_CLUMP_CELLS_PER_SIZE, cause);
+    return -1;
+  }
+  t->nsphere = t->fit.count;
+
+  // into the body frame: x_mesh = com + axes x_body, so x_body = axes^T (x_mesh - com)
+  for (int s = 0; s < t->nsphere; s++) {
+    float* c = t->sphere + 4 * s;
+    double d[3] = {c[0] - mp.com[0], c[1] - mp.com[1], c[2] - mp.com[2]};
+    for (int j = 0; j < 3; j++) {
+      c[j] = (float)(mp.axes[j] * d[0] + mp.axes[3 + j] * d[1] + mp.axes[6 + j] * d[2]);
+    }
+  }
+  return 0;
+}
+
+int mjg_grain_types_build(const mjModel* m, const char* const* names, int nmesh,
+                          double density, int clump_spheres, mjgGrainTypes* out, char* msg,
+                          int msg_size) {
+  memset(out, 0, sizeof(*out));
+  if (msg && msg_size > 0) msg[0] = 0;
+  char why[512] = "";
+  if (!m || nmesh < 0 || (nmesh && !names)) {
+    snprintf(why, sizeof(why), "no model or mesh names");
+  } else if (!(density > 0 && isfinite(density))) {
+    snprintf(why, sizeof(why), "density %g is not positive and finite", density);
+  } else if (clump_spheres < 1 || clump_spheres > GRN_CLUMP_MAX_SPHERES) {
+    snprintf(why, sizeof(why), "%d spheres per clump is outside 1 .. %d", clump_spheres,
+             GRN_CLUMP_MAX_SPHERES);
+  } else if (!(out->type = (mjgGrainType*)calloc(nmesh ? nmesh : 1, sizeof(mjgGrainType)))) {
+    snprintf(why, sizeof(why), "out of memory for %d grain types", nmesh);
+  }
+  if (why[0]) {
+    if (msg && msg_size > 0) snprintf(msg, msg_size, MJG_PLUGIN_NAME ": grain types: %s", why);
+    return -1;
+  }
+
+  for (int i = 0; i < nmesh; i++) {
+    const char* name = names[i] ? names[i] : "";
+    int id = mj_name2id(m, mjOBJ_MESH, name), repeat = -1;
+    for (int j = 0; j < i; j++) {
+      if (out->type[j].mesh == id) repeat = j;
+    }
+    if (id < 0) {
+      snprintf(why, sizeof(why), "no mesh named '%s' in the model", name);
+    } else if (repeat >= 0) {
+      char buf[32];
+      snprintf(why, sizeof(why), "mesh '%s' named twice, as grain types %d and %d",
+               mjg_mesh_name(m, id, buf, sizeof(buf)), repeat, i);
+    } else {
+      out->ntype++;
+      char cause[400] = "", buf[32];
+      if (build_type(m, id, density, clump_spheres, out->type + i, cause, sizeof(cause)) < 0) {
+        snprintf(why, sizeof(why), "grain mesh '%s' (%d vertices, %d faces): %s",
+                 mjg_mesh_name(m, id, buf, sizeof(buf)), m->mesh_vertnum[id],
+                 m->mesh_facenum[id], cause);
+      }
+    }
+    if (why[0]) {
+      if (msg && msg_size > 0) snprintf(msg, msg_size, MJG_PLUGIN_NAME ": %s", why);
+      mjg_grain_types_free(out);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+void mjg_grain_types_free(mjgGrainTypes* types) {
+  if (!types) return;
+  for (int i = 0; i < types->ntype; i++) free(types->type[i].sphere);
+  free(types->type);
+  memset(types, 0, sizeof(*types));
+}
