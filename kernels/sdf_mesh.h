@@ -3,8 +3,9 @@
 // A grid node within the band of the surface (max(margin, 4 cells)) holds the exact distance to
 // the nearest triangle, found with a bounding volume hierarchy over the triangles; beyond the band
 // a node holds the distance to a triangle propagated from its neighbours (closest-triangle fast
-// sweeping): an upper bound, exact at most nodes and within a fraction of a cell at the
-// others (no grain touches the surface from there when margin exceeds the contact distance).
+// sweeping): an upper bound on the distance, exact at most nodes and up to about a cell too far
+// at others (0.9 cell measured deep inside a 2 x 3 x 1 box, plugin/grain_types.c); no grain
+// touches the surface from there when margin exceeds the contact distance.
 // The sign comes from the generalized winding number (Jacobson et al. 2013), evaluated
 // hierarchically with a first-order far-field expansion per tree node (Barill et al. 2018): a
 // node is inside where |winding| > 1/2, which is right for closed meshes, for meshes with small
