@@ -6,17 +6,16 @@
 
 #include "state.h"
 
-// the state's three grain arrays (positions, velocities, angular velocities: cap x 3 each, one
-// after the other) and the same three in a staging array of capacity cap
-static void stage_arrays(mjtNum* state, float* stage, int cap, mjtNum* s[3], float* f[3]) {
-  s[0] = mjg_state_pos(state, cap);
-  s[1] = mjg_state_vel(state, cap);
-  s[2] = mjg_state_angvel(state, cap);
-  for (int a = 0; a < 3; a++) f[a] = stage + 3 * (size_t)a * cap;
+// grain part `part` (mjgSTATE_POS .. mjgSTATE_RADIUS) of a staging array of capacity cap: where
+// the state holds it, less the header
+static float* stage_part(float* stage, mjgStatePart part, int cap) {
+  return stage + (mjg_state_offset(part, cap, 0) - MJG_STATE_HEADER);
 }
 
-// the orientations (cap x 4) in a staging array of capacity cap, after the three vectors
-static float* stage_orient(float* stage, int cap) { return stage + 9 * (size_t)cap; }
+// numbers per grain of grain part `part`
+static size_t part_width(mjgStatePart part) {
+  return mjg_state_offset((mjgStatePart)(part + 1), 1, 0) - mjg_state_offset(part, 1, 0);
+}
 
 // why the solver refused the radii r of n grains: the first not in (0, the solver's radius]
 static void radius_why(const grnSolver* solver, const float* r, int n, char* why, int size) {
@@ -41,23 +40,19 @@ static void orientation_why(const float* q, int n, char* why, int size) {
 
 grnStatus mjg_transfer_upload(grnSolver* solver, const mjtNum* state, int cap, int nbody, int n,
                               float* stage, char* why, int size) {
-  mjtNum* s[3];
-  float* f[3];
-  stage_arrays((mjtNum*)state, stage, cap, s, f);
-  for (int a = 0; a < 3; a++) {
-    for (int i = 0; i < 3 * n; i++) f[a][i] = (float)s[a][i];
+  for (mjgStatePart p = mjgSTATE_POS; p < mjgSTATE_WRENCH; p++) {
+    const mjtNum* from = state + mjg_state_offset(p, cap, 0);
+    float* to = stage_part(stage, p, cap);
+    for (size_t i = 0; i < part_width(p) * n; i++) to[i] = (float)from[i];
   }
-  const mjtNum* radius = mjg_state_radius((mjtNum*)state, cap);
-  float* r = stage + 13 * (size_t)cap;
-  for (int i = 0; i < n; i++) r[i] = (float)radius[i];
-  const mjtNum* orient = mjg_state_orient((mjtNum*)state, cap);
-  float* q = stage_orient(stage, cap);
-  for (int i = 0; i < 4 * n; i++) q[i] = (float)orient[i];
+  const float* q = stage_part(stage, mjgSTATE_ORIENT, cap);
+  const float* r = stage_part(stage, mjgSTATE_RADIUS, cap);
 
   // grn_set_grains refuses non-finite grains, and clears the spins and the contacts that the
   // next calls restore
-  grnStatus st = grn_set_grains(solver, n, f[0], f[1]);
-  if (st == grnOK) st = grn_set_angvel(solver, f[2]);
+  grnStatus st = grn_set_grains(solver, n, stage_part(stage, mjgSTATE_POS, cap),
+                                stage_part(stage, mjgSTATE_VEL, cap));
+  if (st == grnOK) st = grn_set_angvel(solver, stage_part(stage, mjgSTATE_ANGVEL, cap));
   if (st == grnOK) {
     st = grn_set_orientations(solver, q);
     if (st == grnERR_ARG && why) orientation_why(q, n, why, size);
@@ -81,22 +76,20 @@ grnStatus mjg_transfer_upload(grnSolver* solver, const mjtNum* state, int cap, i
 
 grnStatus mjg_transfer_download(const grnSolver* solver, mjtNum* state, int cap, int nbody,
                                 float* stage, double* wrench) {
-  mjtNum* s[3];
-  float* f[3];
-  stage_arrays(state, stage, cap, s, f);
-  grnStatus st = grn_get_grains(solver, f[0], f[1]);
-  if (st == grnOK) st = grn_get_angvel(solver, f[2]);
-  if (st == grnOK) st = grn_get_orientations(solver, stage_orient(stage, cap));
+  grnStatus st = grn_get_grains(solver, stage_part(stage, mjgSTATE_POS, cap),
+                                stage_part(stage, mjgSTATE_VEL, cap));
+  if (st == grnOK) st = grn_get_angvel(solver, stage_part(stage, mjgSTATE_ANGVEL, cap));
+  if (st == grnOK) st = grn_get_orientations(solver, stage_part(stage, mjgSTATE_ORIENT, cap));
   if (st == grnOK) st = grn_get_wrenches(solver, wrench);
   if (st == grnOK) st = grn_get_contacts(solver, mjg_state_contacts(state, cap, nbody));
   if (st != grnOK) return st;
+  // the grain parts but the radii, which the solver keeps as the upload gave them
   int n = grn_count(solver);
-  for (int a = 0; a < 3; a++) {
-    for (int i = 0; i < 3 * n; i++) s[a][i] = f[a][i];
+  for (mjgStatePart p = mjgSTATE_POS; p < mjgSTATE_RADIUS; p++) {
+    const float* from = stage_part(stage, p, cap);
+    mjtNum* to = state + mjg_state_offset(p, cap, 0);
+    for (size_t i = 0; i < part_width(p) * n; i++) to[i] = from[i];
   }
-  const float* q = stage_orient(stage, cap);
-  mjtNum* orient = mjg_state_orient(state, cap);
-  for (int i = 0; i < 4 * n; i++) orient[i] = q[i];
   mjtNum* w = mjg_state_wrench(state, cap);
   for (int i = 0; i < 6 * nbody; i++) w[i] = wrench[i];
   return grnOK;

@@ -6,10 +6,11 @@
 #include <mujoco/mujoco.h>
 
 #include "granular.h"
+#include "state.h"
 
-// floats per grain in a staging array: position, velocity, angular velocity (3 each),
-// orientation (4) and radius, in the order the state holds them
-#define MJG_STAGE_PER_GRAIN 14
+// floats per grain in a staging array: the state's grain parts (positions to radii), laid out as
+// the state lays them out after its header
+#define MJG_STAGE_PER_GRAIN (mjg_state_offset(mjgSTATE_WRENCH, 1, 0) - MJG_STATE_HEADER)
 
 // Load the first n grains and the contact state of a plugin_state block (capacity cap, nbody
 // wrench slots) into the solver, narrowing through the staging array stage (cap x
