@@ -106,26 +106,25 @@ struct Types {
   ~Types() { mjg_grain_types_free(&t); }
 };
 
-// sphere s's centre of a type moved from the body frame into the frame the mesh was written in
-// (mujoco's mesh_vert frame composed with mesh_pos, mesh_quat)
-V3 AssetPoint(const mjModel* m, const mjgGrainType& t, int s) {
-  const float* c = t.sphere + 4 * s;
-  std::array<double, 4> q = {t.quat[0], t.quat[1], t.quat[2], t.quat[3]};
+// a point of a type's body frame in the frame the mesh was written in (the body pose in mujoco's
+// mesh_vert frame, composed with mesh_pos, mesh_quat)
+V3 AssetFromBody(const mjModel* m, const mjgGrainType& t, const V3& body) {
   const mjtNum* mq = m->mesh_quat + 4 * t.mesh;
-  V3 x = Apply(q, {c[0], c[1], c[2]});
+  V3 x = Apply({t.quat[0], t.quat[1], t.quat[2], t.quat[3]}, body);
   for (int i = 0; i < 3; i++) x[i] += t.pos[i];
   x = Apply({mq[0], mq[1], mq[2], mq[3]}, x);
   for (int i = 0; i < 3; i++) x[i] += m->mesh_pos[3 * t.mesh + i];
   return x;
 }
 
-// the centre of mass in the frame the mesh was written in
-V3 AssetCom(const mjModel* m, const mjgGrainType& t) {
-  const mjtNum* mq = m->mesh_quat + 4 * t.mesh;
-  V3 x = Apply({mq[0], mq[1], mq[2], mq[3]}, {t.pos[0], t.pos[1], t.pos[2]});
-  for (int i = 0; i < 3; i++) x[i] += m->mesh_pos[3 * t.mesh + i];
-  return x;
+// sphere s's centre in the frame the mesh was written in
+V3 AssetPoint(const mjModel* m, const mjgGrainType& t, int s) {
+  const float* c = t.sphere + 4 * s;
+  return AssetFromBody(m, t, {c[0], c[1], c[2]});
 }
+
+// the centre of mass (the body frame's origin) in the frame the mesh was written in
+V3 AssetCom(const mjModel* m, const mjgGrainType& t) { return AssetFromBody(m, t, {0, 0, 0}); }
 
 // depth of p inside the box of half-extents h centred at the origin (negative outside)
 double BoxDepth(const V3& p, const V3& h) {
