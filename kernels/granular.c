@@ -86,7 +86,7 @@ size_t grn_contact_offset(int a, int cap) {
 }
 
 // the solver array of the tables named name
-static const grnArrayDesc* solver_array(const char* name) {
+const grnArrayDesc* grn_solver_array(const char* name) {
   for (int a = 0; a < grn_nsolver_arrays; a++) {
     if (!strcmp(grn_solver_arrays[a].name, name)) return grn_solver_arrays + a;
   }
@@ -111,9 +111,9 @@ static grnStatus write_radii(grnSolver* s, int n, const float* radii) {
       ii[i] = 1 / grn_sphere_inertia(m, r);
     }
     size_t at = (size_t)first * sizeof(float), bytes = (size_t)count * sizeof(float);
-    st = s->ops->write(s, solver_array("rad"), at, buf, bytes);
-    if (st == grnOK) st = s->ops->write(s, solver_array("inv_mass"), at, im, bytes);
-    if (st == grnOK) st = s->ops->write(s, solver_array("inv_inertia"), at, ii, bytes);
+    st = s->ops->write(s, grn_solver_array("rad"), at, buf, bytes);
+    if (st == grnOK) st = s->ops->write(s, grn_solver_array("inv_mass"), at, im, bytes);
+    if (st == grnOK) st = s->ops->write(s, grn_solver_array("inv_inertia"), at, ii, bytes);
   }
   free(buf);
   return st;
@@ -244,6 +244,15 @@ grnStatus grn_check_params(const grnParams* p, char* msg, int size) {
     }
     if (p->one_loop) return fail(msg, size, "one_loop is a projected jacobi mode");
   }
+  if (p->max_clumps < 0 || p->max_clumps > p->capacity) {
+    return fail(msg, size, "max_clumps not in [0, capacity]");
+  }
+  if (p->max_clumps > 0 && p->model == grnMODEL_PBD) {
+    return fail(msg, size, "clumps (max_clumps) move with the pj or dem model; model is pbd");
+  }
+  if (p->max_clumps > 0 && p->one_loop) {
+    return fail(msg, size, "clumps (max_clumps) need split passes; one_loop is 1");
+  }
   if (msg && size > 0) msg[0] = 0;
   return grnOK;
 }
@@ -286,6 +295,7 @@ static void derive_consts(grnSolver* s) {
   c->ordered = p->deterministic;
   c->broadphase = p->broadphase;
   c->model = p->model;
+  c->clumps = p->max_clumps > 0;
   grn_dem_law_consts(p, &c->dem);
   s->grain_mass = grn_sphere_mass(p->density, p->radius);
 }
@@ -378,7 +388,7 @@ float grn_grain_mass(const grnSolver* s) { return s ? s->grain_mass : 0; }
 int grn_count(const grnSolver* s) { return s ? s->n : 0; }
 
 grnStatus grn_set_grains(grnSolver* s, int n, const float* pos, const float* vel) {
-  if (!s || n < 0 || n > s->params.capacity || (n > 0 && !pos)) return grnERR_ARG;
+  if (!s || s->consts.clumps || n < 0 || n > s->params.capacity || (n > 0 && !pos)) return grnERR_ARG;
   for (int i = 0; i < 3 * n; i++) {
     if (!isfinite(pos[i]) || (vel && !isfinite(vel[i]))) return grnERR_NONFINITE;
   }
@@ -391,28 +401,28 @@ grnStatus grn_get_grains(const grnSolver* s, float* pos, float* vel) {
   if (!s) return grnERR_ARG;
   size_t bytes = 3 * (size_t)s->n * sizeof(float);
   grnStatus st = grnOK;
-  if (pos && bytes) st = s->ops->read(s, solver_array("pos"), 0, pos, bytes);
-  if (st == grnOK && vel && bytes) st = s->ops->read(s, solver_array("vel"), 0, vel, bytes);
+  if (pos && bytes) st = s->ops->read(s, grn_solver_array("pos"), 0, pos, bytes);
+  if (st == grnOK && vel && bytes) st = s->ops->read(s, grn_solver_array("vel"), 0, vel, bytes);
   return st;
 }
 
 grnStatus grn_set_angvel(grnSolver* s, const float* angvel) {
-  if (!s || (!angvel && s->n)) return grnERR_ARG;
+  if (!s || s->consts.clumps || (!angvel && s->n)) return grnERR_ARG;
   for (int i = 0; i < 3 * s->n; i++) {
     if (!isfinite(angvel[i])) return grnERR_NONFINITE;
   }
   size_t bytes = 3 * (size_t)s->n * sizeof(float);
-  return bytes ? s->ops->write(s, solver_array("angvel"), 0, angvel, bytes) : grnOK;
+  return bytes ? s->ops->write(s, grn_solver_array("angvel"), 0, angvel, bytes) : grnOK;
 }
 
 grnStatus grn_get_angvel(const grnSolver* s, float* angvel) {
   if (!s || (!angvel && s->n)) return grnERR_ARG;
   size_t bytes = 3 * (size_t)s->n * sizeof(float);
-  return bytes ? s->ops->read(s, solver_array("angvel"), 0, angvel, bytes) : grnOK;
+  return bytes ? s->ops->read(s, grn_solver_array("angvel"), 0, angvel, bytes) : grnOK;
 }
 
 grnStatus grn_set_orientations(grnSolver* s, const float* orientations) {
-  if (!s || (!orientations && s->n)) return grnERR_ARG;
+  if (!s || s->consts.clumps || (!orientations && s->n)) return grnERR_ARG;
   for (int i = 0; i < 4 * s->n; i++) {
     if (!isfinite(orientations[i])) return grnERR_NONFINITE;
   }
@@ -421,17 +431,17 @@ grnStatus grn_set_orientations(grnSolver* s, const float* orientations) {
     if (!grn_is_orientation(q[0], q[1], q[2], q[3])) return grnERR_ARG;
   }
   size_t bytes = 4 * (size_t)s->n * sizeof(float);
-  return bytes ? s->ops->write(s, solver_array("orient"), 0, orientations, bytes) : grnOK;
+  return bytes ? s->ops->write(s, grn_solver_array("orient"), 0, orientations, bytes) : grnOK;
 }
 
 grnStatus grn_get_orientations(const grnSolver* s, float* orientations) {
   if (!s || (!orientations && s->n)) return grnERR_ARG;
   size_t bytes = 4 * (size_t)s->n * sizeof(float);
-  return bytes ? s->ops->read(s, solver_array("orient"), 0, orientations, bytes) : grnOK;
+  return bytes ? s->ops->read(s, grn_solver_array("orient"), 0, orientations, bytes) : grnOK;
 }
 
 grnStatus grn_set_radii(grnSolver* s, const float* radii) {
-  if (!s || (!radii && s->n)) return grnERR_ARG;
+  if (!s || s->consts.clumps || (!radii && s->n)) return grnERR_ARG;
   for (int i = 0; i < s->n; i++) {
     if (!(radii[i] > 0 && radii[i] <= s->params.radius)) return grnERR_ARG;
   }
@@ -441,7 +451,7 @@ grnStatus grn_set_radii(grnSolver* s, const float* radii) {
 grnStatus grn_get_radii(const grnSolver* s, float* radii) {
   if (!s || (!radii && s->n)) return grnERR_ARG;
   size_t bytes = (size_t)s->n * sizeof(float);
-  return bytes ? s->ops->read(s, solver_array("rad"), 0, radii, bytes) : grnOK;
+  return bytes ? s->ops->read(s, grn_solver_array("rad"), 0, radii, bytes) : grnOK;
 }
 
 size_t grn_contact_state_bytes(int capacity) {

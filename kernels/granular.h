@@ -162,6 +162,8 @@ typedef struct grnParams_ {
   float stiffness;          // hooke: normal stiffness [N/m]; 0: the linear spring that stores
                             // the energy of a hertz contact of two grains of `radius` at the
                             // peak overlap of a 1 m/s impact (liggghts' hooke rule)
+  int max_clumps;           // pj, dem: most rigid clumps of spheres (grn_set_clumps), at most
+                            // capacity; 0 (default): every grain is a sphere of its own
 } grnParams;
 
 // default rolling and torsional resistance between grains: chosen so that a heap of grains at the
@@ -285,7 +287,7 @@ const grnParams* grn_params(const grnSolver* solver);
 // Mass of one grain of radius params.radius [kg].
 float grn_grain_mass(const grnSolver* solver);
 
-// Replace all grains: n <= capacity; pos, vel are (n x 3); vel may be NULL (at rest). Clears
+// Replace all grains: n <= capacity (a solver with max_clumps takes grn_set_clumps instead); pos, vel are (n x 3); vel may be NULL (at rest). Clears
 // the contact state (the next substep starts its contacts from zero impulse). Positions the
 // same bit for bit as the solver's own (a state put back, as the plugin does every step) keep
 // the CPU backend's neighbour lists; any other positions rebuild them.
@@ -320,6 +322,41 @@ int grn_count(const grnSolver* solver);
 
 // Copy grain positions and/or velocities (n x 3) out; either pointer may be NULL.
 grnStatus grn_get_grains(const grnSolver* solver, float* pos, float* vel);
+
+//---------------------------------- clumps --------------------------------------------------------
+
+// A grain type: a rigid clump of overlapping spheres (a grain shaped like a mesh, issue 19). Its
+// body frame has its principal axes as axes and its centre of mass at the origin.
+typedef struct grnClumpType_ {
+  int nsphere;              // component spheres, >= 1
+  const float* spheres;     // (nsphere x 4) centre in the body frame [m], radius in (0,
+                            // params.radius] [m]
+  float mass;               // [kg] (the shape's own, not the spheres')
+  float inertia[3];         // principal moments of inertia about the centre of mass [kg m^2]
+} grnClumpType;
+
+// Replace all grains by n rigid clumps (n <= params.max_clumps): clump c of type type[c] in
+// [0, ntypes), its centre of mass at pos (n x 3), its body frame turned by orient (n x 4, unit
+// quaternions w x y z, body to world), moving at vel (n x 3) [m/s] and angvel (n x 3, world)
+// [rad/s] (either may be NULL: at rest). The clumps' spheres become the solver's grains, clump
+// by clump (grn_count counts the spheres; grn_get_grains, grn_get_radii read them), at most
+// params.capacity. A clump's spheres never touch each other; the impulses on them move the
+// clump as a rigid body (Euler's equations). Rolling and torsional resistance act only between
+// single-sphere clumps (a clump of several spheres resists rolling by its shape). Clears the
+// contact state. Refused (grnERR_ARG) on a solver without max_clumps, for too many clumps or
+// spheres, a type index out of range, a type without spheres, a radius out of range, a mass or
+// moment not positive, or an orientation not of norm 1; grnERR_NONFINITE for a non-finite number.
+grnStatus grn_set_clumps(grnSolver* solver, const grnClumpType* types, int ntypes, int n,
+                         const int* type, const float* pos, const float* orient,
+                         const float* vel, const float* angvel);
+
+// Number of clumps (0 on a solver of spheres).
+int grn_clump_count(const grnSolver* solver);
+
+// Copy the clumps' centres of mass (n x 3), orientations (n x 4), velocities (n x 3) and angular
+// velocities (n x 3, world) out; any pointer may be NULL.
+grnStatus grn_get_clumps(const grnSolver* solver, float* pos, float* orient, float* vel,
+                         float* angvel);
 
 // Size in bytes of the contact state of a solver of this capacity: each grain's contacts at the
 // end of the last substep with their impulses, the warm start of the next substep. With the

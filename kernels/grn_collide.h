@@ -36,6 +36,11 @@ GRN_HD int grn_within_reach(const grnConsts* c, grnVec3 xi, float ri, float extr
   return grn_dot(r, r) < cut * cut;
 }
 
+// 1 when grains i and j are spheres of one clump (grn_clump.h), which never touch each other
+GRN_HD int grn_same_clump(const grnData* d, const grnConsts* c, int i, int j) {
+  return c->clumps && d->elem_clump[i] == d->elem_clump[j];
+}
+
 // grain j, the count-th found, into out[0], out[stride], ... (at most max), as grn_grain_neighbors
 // keeps them
 GRN_HD void grn_keep_neighbor(const grnConsts* c, int j, int count, int* out, size_t stride,
@@ -88,13 +93,15 @@ GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, float extra
             int j = d->sorted[e];
             if (j == i || cj[0] != cx || cj[1] != cy || cj[2] != cz) continue;
             if (!grn_within_reach(c, xi, ri, extra, grn_load3(xj), xj[3])) continue;
+            if (grn_same_clump(d, c, i, j)) continue;
             grn_keep_neighbor(c, j, count++, out, stride, max);
           }
         } else {
           for (int j = d->head[b]; j >= 0; j = d->next[j]) {
             const int* cj = d->cell + 3 * j;
             if (j == i || cj[0] != cx || cj[1] != cy || cj[2] != cz) continue;
-            if (!grn_within_reach(c, xi, ri, extra, grn_load3(d->pos + 3 * j), grn_radius(d, j))) {
+            if (!grn_within_reach(c, xi, ri, extra, grn_load3(d->pos + 3 * j), grn_radius(d, j)) ||
+                grn_same_clump(d, c, i, j)) {
               continue;
             }
             grn_keep_neighbor(c, j, count++, out, stride, max);

@@ -17,6 +17,7 @@
 #ifndef MJGRANULAR_GRN_CONTACT_DEM_H_
 #define MJGRANULAR_GRN_CONTACT_DEM_H_
 
+#include "grn_clump.h"
 #include "grn_collide.h"
 #include "grn_data.h"
 #include "grn_integrate.h"
@@ -118,12 +119,12 @@ GRN_HD void grn_dem_pair(const grnData* d, const grnConsts* c, int p) {
   grn_contact_velocity(grn_load3(d->vel + 3 * i), grn_load3(d->angvel + 3 * i),
                        grn_load3(d->vel + 3 * j), grn_load3(d->angvel + 3 * j), fr.n, fr.arm_i,
                        fr.arm_j, &u, &w);
-  float reff = grn_pair_reff(d, i, j);
+  float reff = grn_pair_reff(d, i, j), roll_reff = grn_pair_roll_reff(d, c, i, j);
   float meff = 1.0f / (grn_inv_mass(d, i) + grn_inv_mass(d, j));
   grnVec3 shear = grn_load3(d->pair_lin + 3 * slot), spring = grn_load3(d->pair_rot + 3 * slot);
   grnVec3 f, m;
   grn_dem_contact(c, fr.depth, fr.n, u, w, reff, meff, c->dem.estar, c->dem.gstar, c->friction,
-                  c->rolling * reff, c->torsional * reff, &shear, &spring, &f, &m);
+                  c->rolling * roll_reff, c->torsional * roll_reff, &shear, &spring, &f, &m);
   grn_store3(d->pair_lin + 3 * slot, shear);
   grn_store3(d->pair_rot + 3 * slot, spring);
   grn_store3(d->cp_normal + 3 * q, fr.n);
@@ -147,6 +148,7 @@ GRN_HD void grn_dem_shape_forces(const grnData* d, const grnConsts* c, int i) {
     grnVec3 w = grn_sub(wi, grn_load3(sh->angvel));
     float roll, tors;
     grn_shape_roll_lengths(sh, c, r, &roll, &tors);
+    if (c->clumps && !grn_rotates_alone(d, i)) roll = tors = 0;
     grnVec3 shear = grn_load3(d->sc_lin + 3 * slot), spring = grn_load3(d->sc_rot + 3 * slot);
     grnVec3 f, m;
     grn_dem_contact(c, d->sc_depth[slot], n, u, w, r, meff, c->dem.estar_wall,
@@ -160,7 +162,7 @@ GRN_HD void grn_dem_shape_forces(const grnData* d, const grnConsts* c, int i) {
 
 // grain i's pair slots take the springs of their pairs (a partner's slot the solving grain's,
 // negated; a dropped pair's released), and grain i's impulses of the substep summed in slot
-// order, then symplectic euler with gravity
+// order, then symplectic euler with gravity (a sphere of a clump leaves its sums to the clump)
 GRN_HD void grn_dem_integrate_grain(const grnData* d, const grnConsts* c, int i) {
   int cap = d->cap;
   grnVec3 imp = grn_v3(0, 0, 0), torque = grn_v3(0, 0, 0);
@@ -191,6 +193,10 @@ GRN_HD void grn_dem_integrate_grain(const grnData* d, const grnConsts* c, int i)
     imp = grn_add(imp, p);
     torque = grn_add(torque, grn_add(grn_contact_torque(n, r, p),
                                      grn_load3(d->sc_angular + 3 * slot)));
+  }
+  if (c->clumps) {
+    grn_store_iter(d->iter, i, imp, grn_v3(0, 0, 0), torque);  // the clump's to gather
+    return;
   }
   grnVec3 v = grn_add(grn_load3(d->vel + 3 * i), grn_scale(grn_load3(c->gravity), c->dt));
   v = grn_add(v, grn_scale(imp, grn_inv_mass(d, i)));

@@ -14,6 +14,7 @@
 
 #include "grn_adhesion.h"
 #include "grn_body.h"
+#include "grn_clump.h"
 #include "grn_collide.h"
 #include "grn_data.h"
 #include "grn_pairing.h"
@@ -45,9 +46,33 @@ GRN_HD grnPjMass grn_pj_mass(float im_i, float ii_i, float arm_i, float im_j, fl
   return m;
 }
 
+// the split masses of a contact of spheres of clumps, from each side's contact count c,
+// compliances kn, kt (grn_clump_compliance) and inverse inertia ii; roll: 1 when the contact has
+// rolling and torsional bounds (else no angular mass or spin: a clump of several spheres rolls
+// by its shape)
+GRN_HD grnPjMass grn_pj_clump_mass(int roll, float ci, float kn_i, float kt_i, float ii_i,
+                                   float arm_i, float cj, float kn_j, float kt_j, float ii_j,
+                                   float arm_j) {
+  grnPjMass m;
+  m.n = 1.0f / (ci * kn_i + cj * kn_j);
+  m.t = 1.0f / (ci * kt_i + cj * kt_j);
+  m.r = roll ? 1.0f / (ci * ii_i + cj * ii_j) : 0.0f;
+  m.spin = roll ? ci * ii_i * arm_i - cj * ii_j * arm_j : 0.0f;
+  return m;
+}
+
 // the split masses of grain i's contact with grain j (c: their contact counts)
-GRN_HD grnPjMass grn_pj_pair_mass(const grnData* d, int i, int j, grnPairFrame f) {
+GRN_HD grnPjMass grn_pj_pair_mass(const grnData* d, const grnConsts* c, int i, int j,
+                                  grnPairFrame f) {
   float ci = (float)d->ncontact[i], cj = (float)d->ncontact[j];
+  if (c->clumps) {
+    float kn_i, kt_i, kn_j, kt_j;
+    grn_clump_compliance(d, c, i, f.n, f.arm_i, &kn_i, &kt_i);
+    grn_clump_compliance(d, c, j, grn_scale(f.n, -1.0f), f.arm_j, &kn_j, &kt_j);
+    int roll = grn_rotates_alone(d, i) && grn_rotates_alone(d, j);
+    return grn_pj_clump_mass(roll, ci, kn_i, kt_i, grn_inv_inertia(d, i), f.arm_i, cj, kn_j,
+                             kt_j, grn_inv_inertia(d, j), f.arm_j);
+  }
   return grn_pj_mass(ci * grn_inv_mass(d, i), ci * grn_inv_inertia(d, i), f.arm_i,
                      cj * grn_inv_mass(d, j), cj * grn_inv_inertia(d, j), f.arm_j);
 }
@@ -150,6 +175,10 @@ GRN_HD void grn_pj_start_grain(const grnData* d, const grnConsts* c, int i) {
                                                         lam), mom));
     d->sc_bias[slot] = 0;
   }
+  if (c->clumps) {
+    grn_store_iter(d->iter, i, imp, grn_v3(0, 0, 0), torque);  // the clump's to gather
+    return;
+  }
   grnVec3 v = grn_add(grn_load3(d->vpred + 3 * i), grn_scale(imp, grn_inv_mass(d, i)));
   grnVec3 w = grn_add(grn_load3(d->angvel + 3 * i), grn_scale(torque, grn_inv_inertia(d, i)));
   grn_store_iter(d->iter, i, v, grn_v3(0, 0, 0), w);
@@ -162,7 +191,7 @@ GRN_HD void grn_pj_prepare_pair(const grnData* d, const grnConsts* c, int p) {
   int i = d->cp_grain[p], j = d->cp_partner[p];
   size_t slot = GRN_SLOT(d->cp_slot[p], i, d->cap);
   grnPairFrame f = grn_pair_frame(d, i, j);
-  grnPjMass m = grn_pj_pair_mass(d, i, j, f);
+  grnPjMass m = grn_pj_pair_mass(d, c, i, j, f);
   grn_store3(d->cp_normal + 3 * q, f.n);
   d->cp_arm[2 * q] = f.arm_i;
   d->cp_arm[2 * q + 1] = f.arm_j;
@@ -172,7 +201,7 @@ GRN_HD void grn_pj_prepare_pair(const grnData* d, const grnConsts* c, int p) {
   d->cp_mass[4 * q + 1] = m.t;
   d->cp_mass[4 * q + 2] = m.r;
   d->cp_mass[4 * q + 3] = m.spin;
-  d->cp_reff[p] = grn_pair_reff(d, i, j);
+  d->cp_reff[p] = grn_pair_roll_reff(d, c, i, j);
   grn_store3(d->cp_imp + 3 * q, grn_load3(d->pair_lin + 3 * slot));
   grn_store3(d->cp_mom + 3 * q, grn_load3(d->pair_rot + 3 * slot));
   d->cp_bias[p] = 0;
@@ -261,8 +290,8 @@ GRN_HD void grn_pj_grain_impulses(const grnData* d, const grnConsts* c, int i, g
     grnPairFrame f = grn_pair_frame(d, i, j);
     grnVec3 imp = grn_load3(d->pair_lin + 3 * slot), mom = grn_load3(d->pair_rot + 3 * slot);
     float b = d->pair_bias[slot];
-    grn_pj_solve_contact(d, c, i, j, f.n, f.arm_i, f.arm_j, grn_pj_pair_mass(d, i, j, f),
-                         grn_pair_reff(d, i, j), grn_pj_target(f.depth, c),
+    grn_pj_solve_contact(d, c, i, j, f.n, f.arm_i, f.arm_j, grn_pj_pair_mass(d, c, i, j, f),
+                         grn_pair_roll_reff(d, c, i, j), grn_pj_target(f.depth, c),
                          grn_pj_bias_target(f.depth, c), &imp, &mom, &b);
     grn_store3(d->pair_lin + 3 * slot, imp);
     grn_store3(d->pair_rot + 3 * slot, mom);
@@ -271,13 +300,25 @@ GRN_HD void grn_pj_grain_impulses(const grnData* d, const grnConsts* c, int i, g
   }
 }
 
+// the split masses of grain i's contact with a rigid shape along n (nc: its contact count)
+GRN_HD grnPjMass grn_pj_shape_mass(const grnData* d, const grnConsts* c, int i, grnVec3 n,
+                                   float nc) {
+  float r = grn_radius(d, i);
+  if (c->clumps) {
+    float kn, kt;
+    grn_clump_compliance(d, c, i, n, r, &kn, &kt);
+    return grn_pj_clump_mass(grn_rotates_alone(d, i), nc, kn, kt, grn_inv_inertia(d, i), r, 0, 0,
+                             0, 0, 0);
+  }
+  return grn_pj_mass(nc * grn_inv_mass(d, i), nc * grn_inv_inertia(d, i), r, 0, 0, 0);
+}
+
 // grain i's impulses from its shape contacts in this iteration. a coupled body moves with this
 // substep's impulses and takes its share of each change: its mass is split over its contacts as a
 // grain's is, with its compliance along the normal and along the slip
 GRN_HD void grn_pj_shape_impulses(const grnData* d, const grnConsts* c, int i, grnPjSums* s) {
   int cap = d->cap;
   float nc = (float)d->ncontact[i], r = grn_radius(d, i);
-  float im = nc * grn_inv_mass(d, i), ii = nc * grn_inv_inertia(d, i);
   grnVec3 vi = grn_iter_v(d->iter, i), wi = grn_iter_w(d->iter, i), bi = grn_iter_b(d->iter, i);
   for (int k = 0; k < d->nshape[i]; k++) {
     size_t slot = GRN_SLOT(k, i, cap);
@@ -285,7 +326,7 @@ GRN_HD void grn_pj_shape_impulses(const grnData* d, const grnConsts* c, int i, g
     grnVec3 n = grn_load3(d->sc_normal + 3 * slot);
     grnVec3 u = grn_shape_contact_velocity(vi, wi, r, n, grn_load3(d->sc_vel + 3 * slot));
     grnVec3 w = grn_sub(wi, grn_load3(sh->angvel));
-    grnPjMass m = grn_pj_mass(im, ii, r, 0, 0, 0);
+    grnPjMass m = grn_pj_shape_mass(d, c, i, n, nc);
     if (d->body_mob && sh->body >= 0) {
       grnVec3 arm = grn_body_arm(d, sh, i, n);
       const float* dv = d->body_dv + 6 * sh->body;
@@ -304,6 +345,7 @@ GRN_HD void grn_pj_shape_impulses(const grnData* d, const grnConsts* c, int i, g
     grnVec3 imp = grn_load3(d->sc_lin + 3 * slot), mom = grn_load3(d->sc_rot + 3 * slot);
     float roll, tors;
     grn_shape_roll_lengths(sh, c, r, &roll, &tors);
+    if (c->clumps && !grn_rotates_alone(d, i)) roll = tors = 0;
     float target = grn_pj_target(depth, c);
     grn_pj_impulse(u, w, n, target, m, sh->friction, roll, tors, grn_pj_adhesion(c, target, r),
                    &imp, &mom);
@@ -323,6 +365,10 @@ GRN_HD void grn_pj_solve_grain(const grnData* d, const grnConsts* c, int i) {
   s.imp = s.torque = s.bias = grn_v3(0, 0, 0);
   grn_pj_grain_impulses(d, c, i, &s);
   grn_pj_shape_impulses(d, c, i, &s);
+  if (c->clumps) {
+    grn_store_iter(d->iter_next, i, s.imp, s.bias, s.torque);  // the clump's to gather
+    return;
+  }
   float im = grn_inv_mass(d, i);
   grnVec3 v = grn_add(grn_load3(d->vpred + 3 * i), grn_scale(s.imp, im));
   grnVec3 w = grn_add(grn_load3(d->angvel + 3 * i), grn_scale(s.torque, grn_inv_inertia(d, i)));

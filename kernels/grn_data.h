@@ -37,6 +37,9 @@ typedef enum grnArrayUnit_ {
   grnUNIT_SORTED_GRAIN,       // cap with the sorted broadphase, else none
   grnUNIT_PAIR,               // cp_cap (grown as the contact pairs need)
   grnUNIT_BODY,               // max_bodies (at least 1)
+  grnUNIT_CLUMP,              // max_clumps
+  grnUNIT_CLUMP_GRAIN,        // cap with clumps, else none
+  grnNUNIT
 } grnArrayUnit;
 
 // every solver array, declared once: X(type, name, numbers per unit, unit, comment). the three
@@ -81,6 +84,24 @@ typedef enum grnArrayUnit_ {
   X(float, sorted_pos, 4, grnUNIT_SORTED_GRAIN, "sorted: position [m], radius [m] of each entry") \
   X(int, sorted_cell, 3, grnUNIT_SORTED_GRAIN, "sorted: cell of each entry")
 
+// rigid clumps of spheres (grn_clump.h): each clump's rigid state and its spheres (consecutive
+// grains), and each sphere's place on its clump; no length without clumps
+#define GRN_CLUMP_ARRAYS(X)                                                                    \
+  X(float, clump_pos, 3, grnUNIT_CLUMP, "centre of mass [m]")                                  \
+  X(float, clump_vel, 3, grnUNIT_CLUMP, "velocity of the centre of mass [m/s]")                \
+  X(float, clump_mom, 3, grnUNIT_CLUMP, "angular momentum about it, world [kg m^2/s]")         \
+  X(float, clump_angvel, 3, grnUNIT_CLUMP, "angular velocity from it, world [rad/s]")          \
+  X(float, clump_orient, 4, grnUNIT_CLUMP, "orientation, body to world (w x y z)")             \
+  X(float, clump_inertia, 3, grnUNIT_CLUMP, "principal moments of inertia [kg m^2]")           \
+  X(float, clump_inv_mass, 1, grnUNIT_CLUMP, "1 / mass [1/kg]")                                \
+  X(int, clump_first, 1, grnUNIT_CLUMP, "its first sphere (a grain)")                          \
+  X(int, clump_count, 1, grnUNIT_CLUMP, "its spheres")                                         \
+  X(float, clump_iter, GRN_ITER, grnUNIT_CLUMP, "pj: its jacobi iterate, as a grain's")        \
+  X(float, clump_torque, 3, grnUNIT_CLUMP, "pj: the iterate's angular impulse [N m s]")        \
+  X(int, elem_clump, 1, grnUNIT_CLUMP_GRAIN, "the clump of each sphere")                       \
+  X(float, elem_local, 3, grnUNIT_CLUMP_GRAIN, "its centre in the clump's body frame [m]")     \
+  X(float, elem_offset, 3, grnUNIT_CLUMP_GRAIN, "the same turned into the world [m]")
+
 // the grains and the per-substep work arrays
 #define GRN_GRAIN_ARRAYS(X)                                                                    \
   X(float, pos, 3, grnUNIT_GRAIN, "positions [m]")                                             \
@@ -89,7 +110,7 @@ typedef enum grnArrayUnit_ {
   X(float, orient, 4, grnUNIT_GRAIN, "orientations: unit quaternions w x y z, body to world")   \
   X(float, rad, 1, grnUNIT_GRAIN, "radius [m]")                                                \
   X(float, inv_mass, 1, grnUNIT_GRAIN, "1 / mass [1/kg]")                                      \
-  X(float, inv_inertia, 1, grnUNIT_GRAIN, "1 / moment of inertia [1/(kg m^2)]")                \
+  X(float, inv_inertia, 1, grnUNIT_GRAIN, "1 / moment of inertia [1/(kg m^2)]; 0: a clump's")  \
   X(float, vpred, 3, grnUNIT_GRAIN, "velocity after external forces this substep")             \
   X(float, iter, GRN_ITER, grnUNIT_GRAIN, "jacobi iterate, last: grn_iter_v, _b, _w")          \
   X(float, iter_next, GRN_ITER, grnUNIT_GRAIN, "jacobi iterate, next")                         \
@@ -110,7 +131,8 @@ typedef enum grnArrayUnit_ {
   X(float, body_dv, 6, grnUNIT_BODY, "body velocity change from this substep's impulses")      \
   X(int, body_nc, 1, grnUNIT_BODY, "grain contacts of each body this substep")                 \
   X(float, sc_impulse, 3, grnUNIT_FORCE_SHAPE_SLOT, "dem, pbd: impulse on the grain, substep") \
-  X(float, sc_angular, 3, grnUNIT_FORCE_SHAPE_SLOT, "dem: its rolling, torsional part [N m s]")
+  X(float, sc_angular, 3, grnUNIT_FORCE_SHAPE_SLOT, "dem: its rolling, torsional part [N m s]") \
+  GRN_CLUMP_ARRAYS(X)
 
 // grain-grain contacts as pairs, each solved once per iteration for both its grains
 #define GRN_PAIR_ARRAYS(X)                                                                     \
@@ -132,6 +154,7 @@ typedef enum grnArrayUnit_ {
 
 typedef struct grnData_ {
   int n;                      // grains in use
+  int nclump;                 // clumps in use (their spheres are grains)
   int cap;                    // grain capacity
   unsigned hash_size;         // buckets in the spatial hash
   int ncp;                    // contact pairs this substep (host side of cpu backends)
@@ -192,6 +215,8 @@ static inline size_t grn_unit_count(int unit, const grnData* d, int nbody, const
     case grnUNIT_SORTED_GRAIN: return grn_broadphase_is(p, grnBROADPHASE_SORTED) ? cap : 0;
     case grnUNIT_PAIR: return (size_t)d->cp_cap;
     case grnUNIT_BODY: return nbody > 0 ? (size_t)nbody : 1;
+    case grnUNIT_CLUMP: return p ? (size_t)p->max_clumps : 0;
+    case grnUNIT_CLUMP_GRAIN: return p && p->max_clumps > 0 ? cap : 0;
   }
   return 0;
 }
@@ -285,6 +310,7 @@ typedef struct grnConsts_ {
   int ordered;                // 1: each grain's contacts sorted by partner (deterministic)
   int broadphase;             // grnBroadphase
   int model;                  // grnModel
+  int clumps;                 // 1: grains are spheres of rigid clumps (grn_clump.h)
   grnDemLawConsts dem;        // the dem law's constants (pbd: its hooke spring's)
 } grnConsts;
 

@@ -10,6 +10,7 @@
 #ifndef MJGRANULAR_GRN_PHASES_H_
 #define MJGRANULAR_GRN_PHASES_H_
 
+#include "grn_clump.h"
 #include "grn_collide.h"
 #include "grn_contact_dem.h"
 #include "grn_contact_pbd.h"
@@ -43,6 +44,13 @@ GRN_HD void grn_pbd_narrowphase_grain(const grnData* d, const grnConsts* c, int 
   grn_pbd_start_grain(d, c, i);
 }
 
+// the projected jacobi model's clump phase that stores its spheres' warm starts and moves it
+GRN_HD void grn_pj_clump_integrate(const grnData* d, const grnConsts* c, int k) {
+  int first = d->clump_first[k], end = first + d->clump_count[k];
+  for (int e = first; e < end; e++) grn_pj_store_grain(d, c, e);
+  grn_pj_clump_move(d, c, k);
+}
+
 // phases that loop over the grains: X(phase, function of (d, c, i), 1 when it moves the grains
 // (the backend then measures how far they have gone since the neighbour lists were built))
 #define GRN_GRAIN_PHASES(X)                                       \
@@ -65,10 +73,19 @@ GRN_HD void grn_pbd_narrowphase_grain(const grnData* d, const grnConsts* c, int 
   X(grnPHASE_DEM_PAIR_FORCES, grn_dem_pair)                       \
   X(grnPHASE_PBD_SOLVE_PAIRS, grn_pbd_solve_pair)
 
+// phases that loop over the clumps (grn_clump.h): X(phase, function of (d, c, k), 1 when it moves
+// the grains)
+#define GRN_CLUMP_PHASES(X)                                       \
+  X(grnPHASE_PJ_CLUMP_START, grn_pj_clump_start, 0)               \
+  X(grnPHASE_PJ_CLUMP_SOLVE, grn_pj_clump_solve, 0)               \
+  X(grnPHASE_PJ_CLUMP_INTEGRATE, grn_pj_clump_integrate, 1)       \
+  X(grnPHASE_DEM_CLUMP_INTEGRATE, grn_dem_clump_integrate, 1)
+
 #define GRN_PHASE_ID(phase, ...) phase,
 typedef enum grnPhase_ {
   GRN_GRAIN_PHASES(GRN_PHASE_ID)
   GRN_PAIR_PHASES(GRN_PHASE_ID)
+  GRN_CLUMP_PHASES(GRN_PHASE_ID)
   // the backends' own steps
   grnPHASE_BROADPHASE,        // the list hash rebuilt, when the neighbour lists are rebuilt
   grnPHASE_NUMBER,            // pair counts summed into each grain's first pair (prefix sum)
@@ -94,11 +111,27 @@ static const grnPhase grn_pj_one_loop_phases[] = {
   grnPHASE_PJ_SOLVE_GRAINS, grnPHASE_NEXT_ITERATE, grnPHASE_WRENCH, grnPHASE_PJ_INTEGRATE,
 };
 
+// the same with clumps: each clump gathers its spheres' impulses after the grains' pass (the first
+// iterate's, then each iteration's) and moves with its spheres at the end
+static const grnPhase grn_pj_clump_phases[] = {
+  grnPHASE_BROADPHASE, grnPHASE_PJ_NARROWPHASE, grnPHASE_PJ_CLUMP_START, grnPHASE_LINK,
+  grnPHASE_NUMBER, grnPHASE_PJ_PAIRS, grnPHASE_BODY_CONTACTS, grnPHASE_ITERATE,
+  grnPHASE_PJ_SOLVE_PAIRS, grnPHASE_PJ_SOLVE_GRAINS, grnPHASE_PJ_CLUMP_SOLVE,
+  grnPHASE_NEXT_ITERATE, grnPHASE_WRENCH, grnPHASE_PJ_CLUMP_INTEGRATE,
+};
+
 // the substep of the dem model: contacts, each pair's force once, the bodies' wrenches (before
 // the grains move: a shape contact's arm is measured from the grain), the grains moved
 static const grnPhase grn_dem_phases[] = {
   grnPHASE_BROADPHASE, grnPHASE_DEM_NARROWPHASE, grnPHASE_LINK, grnPHASE_NUMBER,
   grnPHASE_DEM_PAIRS, grnPHASE_DEM_PAIR_FORCES, grnPHASE_WRENCH, grnPHASE_DEM_INTEGRATE,
+};
+
+// the same with clumps: the grains' sums gathered by their clumps, which move
+static const grnPhase grn_dem_clump_phases[] = {
+  grnPHASE_BROADPHASE, grnPHASE_DEM_NARROWPHASE, grnPHASE_LINK, grnPHASE_NUMBER,
+  grnPHASE_DEM_PAIRS, grnPHASE_DEM_PAIR_FORCES, grnPHASE_WRENCH, grnPHASE_DEM_INTEGRATE,
+  grnPHASE_DEM_CLUMP_INTEGRATE,
 };
 
 // the substep of the pbd model: contacts and the predicted displacements, the pairs, the coupled
@@ -131,6 +164,9 @@ static inline grnPhaseTable grn_phase_table(const grnConsts* c) {
   static const grnPhaseTable one_loop = GRN_PHASE_TABLE(grn_pj_one_loop_phases);
   static const grnPhaseTable dem = GRN_PHASE_TABLE(grn_dem_phases);
   static const grnPhaseTable pbd = GRN_PHASE_TABLE(grn_pbd_phases);
+  static const grnPhaseTable pj_clump = GRN_PHASE_TABLE(grn_pj_clump_phases);
+  static const grnPhaseTable dem_clump = GRN_PHASE_TABLE(grn_dem_clump_phases);
+  if (c->clumps) return c->model == grnMODEL_DEM ? dem_clump : pj_clump;
   if (c->model == grnMODEL_DEM) return dem;
   if (c->model == grnMODEL_PBD) return pbd;
   return c->one_loop ? one_loop : pj;

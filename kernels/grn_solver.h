@@ -17,6 +17,7 @@ struct grnSolver_ {
   grnConsts consts;           // derived per-substep constants
   float grain_mass;           // [kg]
   int n;                      // grains in use
+  int nclump;                 // clumps in use (grn_set_clumps; their spheres are grains)
   int nshapes;                // shapes in use
   grnShape* shapes;           // shapes at the start of the step               (max_shapes)
   grnShape* shapes_now;       // shapes at the current substep's pose          (max_shapes)
@@ -65,6 +66,9 @@ void grn_set_device_error(grnStatus status, const char* text);
 extern const grnArrayDesc grn_contact_arrays[grnNCONTACT_ARRAYS];
 extern const grnArrayDesc grn_solver_arrays[];
 extern const int grn_nsolver_arrays;
+
+// the solver array of the tables named name (NULL: none)
+const grnArrayDesc* grn_solver_array(const char* name);
 
 // the broadphase's arrays (the hash's and the sorted list's; those of the one not in use have no
 // length)

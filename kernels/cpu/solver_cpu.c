@@ -122,7 +122,7 @@ static grnStatus cpu_create(grnSolver* s) {
   d->hash_size = (unsigned)s->params.hash_size;
   // every array of the tables but the pairs, which start at two per grain (none in one loop,
   // which solves no pairs)
-  for (int unit = grnUNIT_GRAIN; unit <= grnUNIT_BODY; unit++) {
+  for (int unit = grnUNIT_GRAIN; unit < grnNUNIT; unit++) {
     if (unit != grnUNIT_PAIR) ok &= cpu_alloc_arrays(c, unit, nb, &s->params);
   }
   if (ok && !s->params.one_loop) ok = cpu_reserve_pairs(c, 2 * (size_t)d->cap) == grnOK;
@@ -361,13 +361,29 @@ static void cpu_copy_pair_arrays(grnData* dl, grnData* d) {
     break;                                                  \
   }
 
-// a loop phase of the table (grn_phases.h) over items [lo, hi): grains, or pairs
+// a clump phase over clumps [lo, hi); one that moves them returns the largest squared
+// displacement of their spheres since the neighbour lists' build
+#define CPU_CLUMP_PHASE(phase, function, moves)                                    \
+  case phase:                                                                      \
+    for (int q = lo; q < hi; q++) {                                                \
+      function(d, k, q);                                                           \
+      if (moves) {                                                                 \
+        for (int i = d->clump_first[q]; i < d->clump_first[q] + d->clump_count[q]; i++) { \
+          float m = grn_neighbors_moved2(d, i);                                    \
+          moved2 = m > moved2 ? m : moved2;                                        \
+        }                                                                          \
+      }                                                                            \
+    }                                                                              \
+    break;
+
+// a loop phase of the table (grn_phases.h) over items [lo, hi): grains, pairs or clumps
 CPU_CLONES static float cpu_phase(grnPhase phase, const grnData* d, const grnConsts* k, int lo,
                                   int hi) {
   float moved2 = 0;
   switch (phase) {
     GRN_GRAIN_PHASES(CPU_GRAIN_PHASE)
     GRN_PAIR_PHASES(CPU_PAIR_PHASE)
+    GRN_CLUMP_PHASES(CPU_CLUMP_PHASE)
     default:
       break;
   }
@@ -376,13 +392,17 @@ CPU_CLONES static float cpu_phase(grnPhase phase, const grnData* d, const grnCon
 
 #undef CPU_GRAIN_PHASE
 #undef CPU_PAIR_PHASE
+#undef CPU_CLUMP_PHASE
 
-// 1 for a phase that loops over the pairs
-static int cpu_is_pair_phase(grnPhase phase) {
-#define CPU_IS_PAIR(id, function) if (phase == id) return 1;
+// the items a loop phase runs over: pairs, clumps or grains
+static int cpu_phase_items(grnPhase phase, const grnData* d) {
+#define CPU_IS_PAIR(id, function) if (phase == id) return d->ncp;
   GRN_PAIR_PHASES(CPU_IS_PAIR)
 #undef CPU_IS_PAIR
-  return 0;
+#define CPU_IS_CLUMP(id, function, moves) if (phase == id) return d->nclump;
+  GRN_CLUMP_PHASES(CPU_IS_CLUMP)
+#undef CPU_IS_CLUMP
+  return d->n;
 }
 
 // loop phase over this thread's share of count items, then a barrier (inside a parallel region)
@@ -407,6 +427,7 @@ static grnStatus cpu_substep(grnSolver* s) {
   d->nshapes = s->nshapes;
   d->grids = s->grids;
   d->body_mob = s->mobile && grn_bodies_answer_iterates(&s->consts) ? s->body_mob : NULL;
+  d->nclump = s->nclump;
   d->nonfinite[0] = 0;
   d->overflow[0] = 0;
   int iterations = s->params.iterations;
@@ -457,7 +478,7 @@ static grnStatus cpu_substep(grnSolver* s) {
           if (s->params.max_bodies > 0) cpu_body_sums(s, c, &dl, s->wrench_sum, NULL);
           break;
         default: {
-          float moved2 = cpu_phase_all(phase, &dl, &k, cpu_is_pair_phase(phase) ? dl.ncp : dl.n);
+          float moved2 = cpu_phase_all(phase, &dl, &k, cpu_phase_items(phase, &dl));
           if (moved2 > c->moved2_part[omp_get_thread_num()]) {
             c->moved2_part[omp_get_thread_num()] = moved2;
           }

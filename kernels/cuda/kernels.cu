@@ -76,6 +76,24 @@ __global__ void grn_k_reset_orientations(grnData d, int n) {
 GRN_GRAIN_PHASES(GRN_K_GRAIN)
 #undef GRN_K_GRAIN
 
+// one kernel per clump phase, one thread per clump; one that moves the clumps raises *moved2 as
+// a grain phase does, over their spheres
+#define GRN_K_CLUMP(phase, function, moves)                                   \
+  __global__ void grn_k_##function(grnData d, grnConsts c, unsigned* moved2) { \
+    int k = grn_thread_index();                                               \
+    if (k >= d.nclump) return;                                                \
+    function(&d, &c, k);                                                      \
+    if (moves) {                                                              \
+      float m = 0;                                                            \
+      for (int i = d.clump_first[k]; i < d.clump_first[k] + d.clump_count[k]; i++) { \
+        m = fmaxf(m, grn_neighbors_moved2(&d, i));                            \
+      }                                                                       \
+      if (m > 0) atomicMax(moved2, __float_as_uint(m));                       \
+    }                                                                         \
+  }
+GRN_CLUMP_PHASES(GRN_K_CLUMP)
+#undef GRN_K_CLUMP
+
 // one kernel per pair phase, over the pairs (their count is on the device, in pair_first[n]) in
 // a grid-stride loop
 #define GRN_K_PAIR(phase, function)                                           \
@@ -221,6 +239,14 @@ cudaError_t grn_cuda_phase(grnPhase phase, const grnData* d, const grnConsts* c,
       break;
     GRN_PAIR_PHASES(GRN_LAUNCH_PAIR)
 #undef GRN_LAUNCH_PAIR
+#define GRN_LAUNCH_CLUMP(id, function, moves)                                  \
+    case id:                                                                   \
+      if (d->nclump > 0) {                                                     \
+        grn_k_##function<<<grn_blocks(d->nclump), GRN_CUDA_BLOCK, 0, stream>>>(*d, *c, moved2); \
+      }                                                                        \
+      break;
+    GRN_CLUMP_PHASES(GRN_LAUNCH_CLUMP)
+#undef GRN_LAUNCH_CLUMP
     default:
       return cudaErrorInvalidValue;
   }

@@ -454,6 +454,7 @@ static grnStatus cuda_substep(grnSolver* s) {
   d->shapes = g->shapes;
   d->nshapes = s->nshapes;
   d->grids = g->grids;
+  d->nclump = s->nclump;
   if (s->nshapes > 0) {
     size_t bytes = (size_t)s->nshapes * sizeof(grnShape);
     memcpy(g->shapes_host, s->shapes_now, bytes);
@@ -559,7 +560,9 @@ static grnStatus cuda_find_pairs(grnSolver* s, int* pairs, int max, int* npairs)
   h.hash_size = d->hash_size;
   h.pos = (float*)malloc(3 * (size_t)n * sizeof(float));
   h.rad = (float*)malloc((size_t)n * sizeof(float));
-  grnStatus st = h.pos && h.rad ? grnOK : grnERR_MEMORY;
+  // which clump each grain is a sphere of, for grn_same_clump
+  h.elem_clump = k->clumps ? (int*)malloc((size_t)n * sizeof(int)) : NULL;
+  grnStatus st = h.pos && h.rad && (h.elem_clump || !k->clumps) ? grnOK : grnERR_MEMORY;
   cudaError_t err = cudaSuccess;
   if (st == grnOK) {
     err = cudaMemcpyAsync(h.pos, d->pos, 3 * (size_t)n * sizeof(float), cudaMemcpyDeviceToHost,
@@ -567,6 +570,10 @@ static grnStatus cuda_find_pairs(grnSolver* s, int* pairs, int max, int* npairs)
     if (err == cudaSuccess) {
       err = cudaMemcpyAsync(h.rad, d->rad, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost,
                             g->stream);
+    }
+    if (err == cudaSuccess && h.elem_clump) {
+      err = cudaMemcpyAsync(h.elem_clump, d->elem_clump, (size_t)n * sizeof(int),
+                            cudaMemcpyDeviceToHost, g->stream);
     }
   }
   for (int a = 0; a < grn_nbroadphase_arrays && st == grnOK && err == cudaSuccess; a++) {
@@ -590,6 +597,7 @@ static grnStatus cuda_find_pairs(grnSolver* s, int* pairs, int max, int* npairs)
   if (st == grnOK) st = grn_list_pairs(&h, k, pairs, max, npairs);
   free(h.pos);
   free(h.rad);
+  free(h.elem_clump);
   for (int a = 0; a < grn_nbroadphase_arrays; a++) {
     free(*grn_array_field(&h, grn_broadphase_arrays + a));
   }
