@@ -1,10 +1,12 @@
 // rigid clumps of spheres (grn_set_clumps, grn_clump.h) against analytic mechanics: a clump in
 // free space keeps its energy and angular momentum and flips about its intermediate axis only; a
 // flat clump on an incline sticks below the friction angle and slides at g (sin - mu cos) above
-// (projected jacobi and dem); one resting on the floor does not rock or creep; a cube dropped on a
-// corner settles on a face; two clumps colliding keep linear and angular momentum; a
-// single-sphere clump rolls as a sphere does; a clump's spheres never touch each other, and the
-// pairs between clumps are those brute force finds.
+// (projected jacobi and dem); a rod leaning on a wall (a ladder) and two rods leaning on each
+// other stand or slide by their friction, within 2 degrees and 10% of the static limits; one
+// resting on the floor does not rock or creep; a cube dropped on a corner settles on a face; two
+// clumps colliding keep linear and angular momentum; a single-sphere clump rolls as a sphere
+// does; a clump's spheres never touch each other, and the pairs between clumps are those brute
+// force finds; pours are the same bit for bit on any thread count and on the gpu.
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -291,6 +293,131 @@ TEST(Clump, PlateOnAnInclineSlidesAtGTimesSinMinusMuCos) {
     double expect = v0_slide * a.t + 0.5 * accel * a.t * a.t;
     EXPECT_NEAR(a.moved, expect, 0.02 * expect);
     EXPECT_LT(a.tilt, 1e-2);  // it slides, it does not tip (that needs tan theta > 1.5)
+  }
+}
+
+//---------------------------------- leaning rods (the seed's fig. 3 in 3d) ------------------------
+
+constexpr int kRodSpheres = 5;
+constexpr double kRodLength = 2 * (kRodSpheres - 1) * kR;  // between its end spheres' centres
+
+// a rod: kRodSpheres spheres in a row along x, touching
+ClumpType Rod() {
+  std::vector<float> c;
+  for (int e = 0; e < kRodSpheres; e++) c.insert(c.end(), {(2 * e - (kRodSpheres - 1)) * kR, 0, 0});
+  return SymmetricClump(c, kR);
+}
+
+// the orientation turning body x to (cos phi, 0, -sin phi): a turn by phi about y
+std::vector<float> TurnAboutY(double phi) {
+  return {(float)std::cos(phi / 2), 0, (float)std::sin(phi / 2), 0};
+}
+
+// how far the rods' centres went over [t0, t0 + t] at most, and how far the lowest fell [m]
+struct Lean {
+  double drift, fall;
+};
+
+Lean RunLean(grnSolver* s, double dt, double t0, double t) {
+  EXPECT_EQ(grn_advance(s, (int)std::lround(t0 / dt)), grnOK);
+  std::vector<Clump> a = ReadClumps(s);
+  EXPECT_EQ(grn_advance(s, (int)std::lround(t / dt)), grnOK);
+  std::vector<Clump> b = ReadClumps(s);
+  Lean out{0, 0};
+  for (size_t c = 0; c < a.size(); c++) {
+    double d2 = 0;
+    for (int k = 0; k < 3; k++) d2 += (b[c].pos[k] - a[c].pos[k]) * (b[c].pos[k] - a[c].pos[k]);
+    out.drift = std::max(out.drift, std::sqrt(d2));
+    out.fall = std::max(out.fall, a[c].pos[2] - b[c].pos[2]);
+  }
+  return out;
+}
+
+// a rod leaning on a wall (the plane x = 0) from the floor at theta above it, friction mu on both
+// (a ladder): run from rest
+Lean LadderAt(int model, double theta, float mu) {
+  grnParams p = ClumpParams(model, 1, kRodSpheres);
+  p.friction = mu;
+  SolverPtr s = MakeSolver(p);
+  grnShape planes[2] = {grn_test::StaticShape(grnSHAPE_PLANE), grn_test::TiltedPlane(Deg(90), mu)};
+  planes[0].friction = mu;
+  EXPECT_EQ(grn_set_shapes(s.get(), 2, planes), grnOK);
+  // the bottom sphere on the floor, the top one on the wall; body x from bottom to top
+  double l = kRodLength;
+  const float x[3] = {(float)(kR + l * std::cos(theta) / 2), 0,
+                      (float)(kR + l * std::sin(theta) / 2)};
+  std::vector<float> q = TurnAboutY(theta - grn_test::kPi);
+  const float zero[3] = {0, 0, 0};
+  SetOne(s.get(), Rod(), x, q.data(), zero, zero);
+  return RunLean(s.get(), p.dt, 0.05, 1.0);
+}
+
+// the least angle above the floor at which a ladder stands, friction mu at the floor and the
+// wall, its ends spheres of radius r, length l between their centres: at the limit both frictions
+// are mu times their normal forces, so the floor's normal force is m g / (1 + mu^2) and the
+// wall's mu times that; the moments about the floor contact balance when
+// mu z_t + mu^2 x_b = (1 + mu^2) (x_b - r) / 2, x_b = r + l cos theta, z_t = r + l sin theta
+double LadderCriticalAngle(double mu, double r, double l) {
+  auto margin = [&](double theta) {
+    double xb = r + l * std::cos(theta), zt = r + l * std::sin(theta);
+    return mu * zt + mu * mu * xb - (1 + mu * mu) * (xb - r) / 2;
+  };
+  double lo = 0, hi = grn_test::kPi / 2;  // margin < 0 (slides) at lo, > 0 at hi
+  for (int k = 0; k < 60; k++) {
+    double mid = 0.5 * (lo + hi);
+    (margin(mid) < 0 ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+TEST(Clump, LadderStandsOrSlidesByItsFrictionCoefficient) {
+  float mu = 0.3f;
+  double critical = LadderCriticalAngle(mu, kR, kRodLength);
+  // a ladder of no thickness: the textbook tan theta = (1 - mu^2) / (2 mu)
+  double m = mu;
+  EXPECT_NEAR(LadderCriticalAngle(m, 0, kRodLength), std::atan((1 - m * m) / (2 * m)), 1e-12);
+  for (int model : {grnMODEL_PJ, grnMODEL_DEM}) {
+    SCOPED_TRACE(model == grnMODEL_PJ ? "pj" : "dem");
+    Lean stands = LadderAt(model, critical + Deg(2), mu);
+    EXPECT_LT(stands.drift, 0.01 * kR) << "stood at " << (critical + Deg(2)) * 180 / grn_test::kPi;
+    Lean slides = LadderAt(model, critical - Deg(2), mu);
+    EXPECT_GT(slides.fall, kR) << "slid at " << (critical - Deg(2)) * 180 / grn_test::kPi;
+  }
+}
+
+// two rods leaning on each other (their top spheres touching above x = 0), each at theta above
+// the floor, floor friction mu: by symmetry their contact pushes horizontally, with the force h
+// that balances the moments about the foot, h z_t = m g l cos(theta) / 2; the feet hold while
+// mu m g >= h: mu >= l cos(theta) / (2 (r + l sin(theta)))
+Lean AFrame(int model, double theta, float mu) {
+  grnParams p = ClumpParams(model, 2, 2 * kRodSpheres);
+  p.friction = mu;
+  SolverPtr s = MakeSolver(p);
+  grnShape floor = grn_test::StaticShape(grnSHAPE_PLANE);
+  floor.friction = mu;
+  EXPECT_EQ(grn_set_shapes(s.get(), 1, &floor), grnOK);
+  double l = kRodLength, cx = kR + l * std::cos(theta) / 2, cz = kR + l * std::sin(theta) / 2;
+  const float x[6] = {(float)-cx, 0, (float)cz, (float)cx, 0, (float)cz};
+  std::vector<float> left = TurnAboutY(-theta), right = TurnAboutY(theta - grn_test::kPi);
+  std::vector<float> q = left;
+  q.insert(q.end(), right.begin(), right.end());
+  ClumpType rod = Rod();
+  grnClumpType view = rod.View();
+  const int type[2] = {0, 0};
+  EXPECT_EQ(grn_set_clumps(s.get(), &view, 1, 2, type, x, q.data(), nullptr, nullptr), grnOK);
+  return RunLean(s.get(), p.dt, 0.05, 1.0);
+}
+
+TEST(Clump, TwoRodsLeaningOnEachOtherStandOnlyAboveTheCriticalFriction) {
+  double theta = Deg(60), l = kRodLength;
+  double critical = l * std::cos(theta) / (2 * (kR + l * std::sin(theta)));
+  EXPECT_NEAR(critical, 0.252, 0.001);
+  for (int model : {grnMODEL_PJ, grnMODEL_DEM}) {
+    SCOPED_TRACE(model == grnMODEL_PJ ? "pj" : "dem");
+    Lean stands = AFrame(model, theta, (float)(1.1 * critical));
+    EXPECT_LT(stands.drift, 0.01 * kR);
+    Lean slides = AFrame(model, theta, (float)(0.9 * critical));
+    EXPECT_GT(slides.fall, kR);
   }
 }
 
