@@ -57,8 +57,11 @@ build_kit() {
   bash "$root/scripts/setup.sh" >/dev/null || die "scripts/setup.sh failed"
   # the test binaries find the plugin and the scenes relative to the repository root (the copy on
   # the gpu machine lives at another path); libmujoco through LD_LIBRARY_PATH at run time
+  # machine code for ampere and hopper and ptx only (not the default's 8.6 and 8.9 as well): each
+  # test and bench binary carries its own copy of the device code, and five copies of five images
+  # would not fit in the 64 MiB the device tool carries
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DMJGRANULAR_CUDA=ON \
-        -DCMAKE_CUDA_COMPILER="$nvcc" \
+        -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="80-real;90-real;90-virtual" \
         -DMJGRANULAR_TEST_PLUGIN_PATH="$kit_name/lib/libmjgranular.so" \
         -DMJGRANULAR_TEST_MODELS_DIR=models >"$build.configure.log" 2>&1 \
     || { cat "$build.configure.log"; die "cmake configure failed"; }
