@@ -1,7 +1,7 @@
 // rigid clumps of spheres (grn_set_clumps, grn_clump.h) against analytic mechanics: a clump in
 // free space keeps its energy and angular momentum and flips about its intermediate axis only; a
-// flat clump on an incline sticks below the friction angle and slides at g (sin - mu cos) above
-// (projected jacobi and dem); a rod leaning on a wall (a ladder) and two rods leaning on each
+// flat clump and a box fitted from its mesh on an incline stick below the friction angle and slide
+// at g (sin - mu cos) above (projected jacobi and dem); a rod leaning on a wall (a ladder) and two rods leaning on each
 // other stand or slide by their friction, within 2 degrees and 10% of the static limits; one
 // resting on the floor does not rock or creep; a cube dropped on a corner settles on a face; two
 // clumps colliding keep linear and angular momentum; a single-sphere clump rolls as a sphere
@@ -17,8 +17,12 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include "clump_fit.h"
 #include "granular.h"
+#include "grn_mesh_util.h"
 #include "grn_test_util.h"
+#include "mesh_mass.h"
+#include "sdf_mesh.h"
 
 namespace {
 
@@ -293,6 +297,67 @@ TEST(Clump, PlateOnAnInclineSlidesAtGTimesSinMinusMuCos) {
     double expect = v0_slide * a.t + 0.5 * accel * a.t * a.t;
     EXPECT_NEAR(a.moved, expect, 0.02 * expect);
     EXPECT_LT(a.tilt, 1e-2);  // it slides, it does not tip (that needs tan theta > 1.5)
+  }
+}
+
+// a box of half-extents 8 x 6 x 4 mm as the plugin makes a grain type of a mesh: its mass and
+// principal moments from the mesh at kDensity (its axes ascend with the moments already, its
+// centre is the origin), 16 spheres fitted inside it on a grid of 24 cells per cube root of its
+// volume, the margin half its smallest extent
+ClumpType FittedBox() {
+  grn_test::Mesh m = grn_test::BoxMesh({0.008, 0.006, 0.004});
+  grnMassProps mp;
+  EXPECT_EQ(grn_mesh_mass(m.v.data(), m.nv(), m.f.data(), m.nf(), kDensity, &mp), grnMESH_OK);
+  grnGrid grid;
+  float cell = (float)(std::cbrt(mp.volume) / 24);
+  EXPECT_EQ(grn_sdf_mesh_build(m.v.data(), m.nv(), m.f.data(), m.nf(), cell, 0.004f, &grid),
+            grnOK);
+  ClumpType t;
+  t.spheres.resize(16 * 4);
+  grnClumpFit fit;
+  EXPECT_EQ(grn_clump_fit(&grid, 16, 0, t.spheres.data(), &fit, nullptr, 0), grnOK);
+  grn_sdf_mesh_free(&grid);
+  t.spheres.resize(4 * (size_t)fit.count);
+  t.mass = (float)mp.mass;
+  for (int a = 0; a < 3; a++) t.inertia[a] = (float)mp.principal[a];
+  return t;
+}
+
+// the fitted box resting on its largest face on the floor under gravity tilted by theta, friction
+// mu: its downhill displacement over [t0, t0 + t]
+double SlideFittedBox(int model, double theta, float mu, double t0, double t) {
+  ClumpType box = FittedBox();
+  float largest = 0, lowest = 1;
+  for (size_t e = 0; e < box.spheres.size(); e += 4) {
+    largest = std::max(largest, box.spheres[e + 3]);
+    lowest = std::min(lowest, box.spheres[e + 2] - box.spheres[e + 3]);
+  }
+  grnParams p = ClumpParams(model, 1, 16);
+  p.radius = largest;
+  if (model == grnMODEL_DEM) p.dt = (float)(0.15 * grn_dem_time_scale(&p, largest));
+  p.gravity[0] = (float)(kG * std::sin(theta));
+  p.gravity[2] = (float)(-kG * std::cos(theta));
+  p.friction = mu;
+  SolverPtr s = MakeSolver(p);
+  grnShape floor = grn_test::StaticShape(grnSHAPE_PLANE);
+  floor.friction = mu;
+  EXPECT_EQ(grn_set_shapes(s.get(), 1, &floor), grnOK);
+  const float x[3] = {0, 0, -lowest}, q[4] = {1, 0, 0, 0}, zero[3] = {0, 0, 0};
+  SetOne(s.get(), box, x, q, zero, zero);
+  EXPECT_EQ(grn_advance(s.get(), (int)std::lround(t0 / p.dt)), grnOK);
+  double x0 = ReadClumps(s.get())[0].pos[0];
+  EXPECT_EQ(grn_advance(s.get(), (int)std::lround(t / p.dt)), grnOK);
+  return ReadClumps(s.get())[0].pos[0] - x0;
+}
+
+TEST(Clump, FittedBoxOnAnInclineSticksOrSlidesAtGTimesSinMinusMuCos) {
+  float mu = 0.5f;
+  for (int model : {grnMODEL_PJ, grnMODEL_DEM}) {
+    SCOPED_TRACE(model == grnMODEL_PJ ? "pj" : "dem");
+    EXPECT_LT(std::fabs(SlideFittedBox(model, Deg(20), mu, 0.2, 1.0)), 1e-4 * 0.016);
+    double theta = Deg(35), a = kG * (std::sin(theta) - mu * std::cos(theta)), t = 0.3;
+    double expect = a * 0.05 * t + 0.5 * a * t * t;  // from rest at 0, measured from 0.05 s
+    EXPECT_NEAR(SlideFittedBox(model, theta, mu, 0.05, t), expect, 0.02 * expect);
   }
 }
 
