@@ -98,16 +98,31 @@ ClumpType Bar() {
   return SymmetricClump(c, kR);
 }
 
-grnParams ClumpParams(int model, int max_clumps, int capacity) {
+// params of a solver of clumps whose spheres are at most radius in size (dem: its default
+// substep for that size)
+grnParams ClumpParams(int model, int max_clumps, int capacity, float radius = kR) {
   grnParams p;
   grn_default_params(&p);
   p.model = model;
-  p.radius = kR;
+  p.radius = radius;
   p.density = kDensity;
   p.capacity = capacity;
   p.max_clumps = max_clumps;
-  if (model == grnMODEL_DEM) p.dt = (float)(0.15 * grn_dem_time_scale(&p, kR));
+  if (model == grnMODEL_DEM) p.dt = (float)(GRN_DEM_DT_FRACTION * grn_dem_time_scale(&p, radius));
   return p;
+}
+
+// a solver of params p over a floor with friction mu, under gravity tilted by theta: an incline
+// whose downhill is x
+SolverPtr OnIncline(grnParams p, double theta, float mu) {
+  p.gravity[0] = (float)(kG * std::sin(theta));
+  p.gravity[2] = (float)(-kG * std::cos(theta));
+  p.friction = mu;
+  SolverPtr s = MakeSolver(p);
+  grnShape floor = grn_test::StaticShape(grnSHAPE_PLANE);
+  floor.friction = mu;
+  EXPECT_EQ(grn_set_shapes(s.get(), 1, &floor), grnOK);
+  return s;
 }
 
 // one clump's state
@@ -131,26 +146,27 @@ std::vector<Clump> ReadClumps(const grnSolver* s) {
   return out;
 }
 
-// v turned from the world into the body frame of orientation q (w x y z)
-void ToBody(const double q[4], const double v[3], double out[3]) {
-  // R^T v, R the rotation of q
+// the rotation matrix of orientation q (w x y z), body to world
+void Rotation(const double q[4], double r[3][3]) {
   double w = q[0], x = q[1], y = q[2], z = q[3];
-  double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
-                    {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
-                    {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}};
+  const double m[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
+                          {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
+                          {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}};
+  std::copy(&m[0][0], &m[0][0] + 9, &r[0][0]);
+}
+
+// v turned from the world into the body frame of orientation q: R^T v
+void ToBody(const double q[4], const double v[3], double out[3]) {
+  double r[3][3];
+  Rotation(q, r);
   for (int a = 0; a < 3; a++) out[a] = r[0][a] * v[0] + r[1][a] * v[1] + r[2][a] * v[2];
 }
 
 // the world direction of body axis a of orientation q
 void BodyAxis(const double q[4], int a, double out[3]) {
-  double e[3] = {0, 0, 0};
-  e[a] = 1;
-  // R e: the transpose of ToBody
-  double w = q[0], x = q[1], y = q[2], z = q[3];
-  double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
-                    {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
-                    {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}};
-  for (int b = 0; b < 3; b++) out[b] = r[b][0] * e[0] + r[b][1] * e[1] + r[b][2] * e[2];
+  double r[3][3];
+  Rotation(q, r);
+  for (int b = 0; b < 3; b++) out[b] = r[b][a];
 }
 
 // one clump of type t put into s at x with orientation q, velocity v, angular velocity w
@@ -174,10 +190,8 @@ void Rotational(const ClumpType& t, const Clump& c, double* energy, double mom[3
   }
   *energy = e;
   // L = R (I w_b)
-  double w = c.orient[0], x = c.orient[1], y = c.orient[2], z = c.orient[3];
-  double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
-                    {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
-                    {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}};
+  double r[3][3];
+  Rotation(c.orient, r);
   for (int a = 0; a < 3; a++) mom[a] = r[a][0] * lb[0] + r[a][1] * lb[1] + r[a][2] * lb[2];
 }
 
@@ -250,13 +264,7 @@ struct Slide {
 
 Slide SlidePlate(int model, double theta, float mu, double t0, double t) {
   grnParams p = ClumpParams(model, 1, 16);
-  p.gravity[0] = (float)(kG * std::sin(theta));
-  p.gravity[2] = (float)(-kG * std::cos(theta));
-  p.friction = mu;
-  SolverPtr s = MakeSolver(p);
-  grnShape floor = grn_test::StaticShape(grnSHAPE_PLANE);
-  floor.friction = mu;
-  EXPECT_EQ(grn_set_shapes(s.get(), 1, &floor), grnOK);
+  SolverPtr s = OnIncline(p, theta, mu);
   const float x[3] = {0, 0, kR}, q[4] = {1, 0, 0, 0}, zero[3] = {0, 0, 0};
   SetOne(s.get(), Plate(1.5f * kR), x, q, zero, zero);
   int n0 = (int)std::lround(t0 / p.dt), n = (int)std::lround(t / p.dt);
@@ -332,16 +340,8 @@ double SlideFittedBox(int model, double theta, float mu, double t0, double t) {
     largest = std::max(largest, box.spheres[e + 3]);
     lowest = std::min(lowest, box.spheres[e + 2] - box.spheres[e + 3]);
   }
-  grnParams p = ClumpParams(model, 1, 16);
-  p.radius = largest;
-  if (model == grnMODEL_DEM) p.dt = (float)(0.15 * grn_dem_time_scale(&p, largest));
-  p.gravity[0] = (float)(kG * std::sin(theta));
-  p.gravity[2] = (float)(-kG * std::cos(theta));
-  p.friction = mu;
-  SolverPtr s = MakeSolver(p);
-  grnShape floor = grn_test::StaticShape(grnSHAPE_PLANE);
-  floor.friction = mu;
-  EXPECT_EQ(grn_set_shapes(s.get(), 1, &floor), grnOK);
+  grnParams p = ClumpParams(model, 1, 16, largest);
+  SolverPtr s = OnIncline(p, theta, mu);
   const float x[3] = {0, 0, -lowest}, q[4] = {1, 0, 0, 0}, zero[3] = {0, 0, 0};
   SetOne(s.get(), box, x, q, zero, zero);
   EXPECT_EQ(grn_advance(s.get(), (int)std::lround(t0 / p.dt)), grnOK);
@@ -601,15 +601,9 @@ TEST(Clump, SingleSphereClumpRollsAsASphere) {
   double theta = Deg(15);
   auto run = [&](bool clump) {
     grnParams p = ClumpParams(grnMODEL_PJ, clump ? 1 : 0, 1);
-    p.gravity[0] = (float)(kG * std::sin(theta));
-    p.gravity[2] = (float)(-kG * std::cos(theta));
     p.rolling_friction = 0;
     p.torsional_friction = 0;
-    SolverPtr s = MakeSolver(p);
-    grnShape floor = grn_test::StaticShape(grnSHAPE_PLANE);
-    floor.friction = 0.5f;
-    floor.roll_friction = floor.spin_friction = 0;
-    EXPECT_EQ(grn_set_shapes(s.get(), 1, &floor), grnOK);
+    SolverPtr s = OnIncline(p, theta, 0.5f);  // the floor rolls freely too (StaticShape)
     const float x[3] = {0, 0, kR}, q[4] = {1, 0, 0, 0}, zero[3] = {0, 0, 0};
     if (clump) {
       SetOne(s.get(), SymmetricClump({0, 0, 0}, kR), x, q, zero, zero);
