@@ -36,20 +36,15 @@ GRN_HD float grn_pair_roll_reff(const grnData* d, const grnConsts* c, int i, int
   return grn_pair_reff(d, i, j);
 }
 
-// the compliances of grain i at a contact with normal n (toward it), its centre arm from the
-// contact point: normal kn (1 / the effective mass along n) and tangential kt (the mean over the
-// tangent plane's directions) [1/kg]. a free grain: kn = 1 / m, kt = 1 / m + arm^2 / I. a sphere
-// of a clump: 1 / m + (rho x t) . I^-1 (rho x t) over directions t, rho the contact point from
-// the clump's centre of mass (the tangent mean is half the trace of the rotational compliance
-// less its normal part)
-GRN_HD void grn_clump_compliance(const grnData* d, const grnConsts* c, int i, grnVec3 n,
-                                 float arm, float* kn, float* kt) {
+// the compliances of sphere i of a clump at a contact with normal n (toward it), its centre arm
+// from the contact point: normal kn (1 / the effective mass along n) and tangential kt (the mean
+// over the tangent plane's directions) [1/kg], 1 / m + (rho x t) . I^-1 (rho x t) over
+// directions t, rho the contact point from the clump's centre of mass (the tangent mean is half
+// the trace of the rotational compliance less its normal part). a free sphere's: kn = 1 / m,
+// kt = 1 / m + arm^2 / I, as for a single-sphere clump
+GRN_HD void grn_clump_compliance(const grnData* d, int i, grnVec3 n, float arm, float* kn,
+                                 float* kt) {
   float im = grn_inv_mass(d, i);
-  if (!c->clumps) {
-    *kn = im;
-    *kt = im + arm * arm * grn_inv_inertia(d, i);
-    return;
-  }
   int k = d->elem_clump[i];
   grnQuat q = grn_load_quat(d->clump_orient + 4 * k);
   grnVec3 inertia = grn_load3(d->clump_inertia + 3 * k);

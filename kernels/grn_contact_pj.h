@@ -67,8 +67,8 @@ GRN_HD grnPjMass grn_pj_pair_mass(const grnData* d, const grnConsts* c, int i, i
   float ci = (float)d->ncontact[i], cj = (float)d->ncontact[j];
   if (c->clumps) {
     float kn_i, kt_i, kn_j, kt_j;
-    grn_clump_compliance(d, c, i, f.n, f.arm_i, &kn_i, &kt_i);
-    grn_clump_compliance(d, c, j, grn_scale(f.n, -1.0f), f.arm_j, &kn_j, &kt_j);
+    grn_clump_compliance(d, i, f.n, f.arm_i, &kn_i, &kt_i);
+    grn_clump_compliance(d, j, grn_scale(f.n, -1.0f), f.arm_j, &kn_j, &kt_j);
     int roll = grn_rotates_alone(d, i) && grn_rotates_alone(d, j);
     return grn_pj_clump_mass(roll, ci, kn_i, kt_i, grn_inv_inertia(d, i), f.arm_i, cj, kn_j,
                              kt_j, grn_inv_inertia(d, j), f.arm_j);
@@ -306,7 +306,7 @@ GRN_HD grnPjMass grn_pj_shape_mass(const grnData* d, const grnConsts* c, int i, 
   float r = grn_radius(d, i);
   if (c->clumps) {
     float kn, kt;
-    grn_clump_compliance(d, c, i, n, r, &kn, &kt);
+    grn_clump_compliance(d, i, n, r, &kn, &kt);
     return grn_pj_clump_mass(grn_rotates_alone(d, i), nc, kn, kt, grn_inv_inertia(d, i), r, 0, 0,
                              0, 0, 0);
   }
