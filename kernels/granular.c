@@ -267,6 +267,7 @@ static void derive_consts(grnSolver* s) {
   c->cutoff = grn_pair_cutoff(c, p->radius, p->radius);
   c->skin = p->skin * p->radius;
   c->reach = c->cutoff + c->skin;
+  c->neighbors = grn_neighbor_slots(p);
   // cells a little wider than the distance, so that float rounding of x / cell can never put two
   // grains closer than it two cells apart (safe up to ~8000 cells from the origin)
   c->inv_cell = 1.0f / (c->cutoff * 1.001f);

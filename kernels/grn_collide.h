@@ -131,9 +131,9 @@ GRN_HD int grn_prev_pair_slot(const grnData* d, const grnConsts* c, int i, int j
 // neighbour list of grain i: the grains within the reach, from a hash of list cells
 GRN_HD void grn_build_neighbors(const grnData* d, const grnConsts* c, int i) {
   int found = grn_grain_neighbors(d, c, c->skin, i, d->nbr + i, (size_t)d->cap,
-                                  GRN_MAX_NEIGHBORS);
-  d->nnbr[i] = found <= GRN_MAX_NEIGHBORS ? found : -1;
-  if (found > GRN_MAX_NEIGHBORS) d->nbr_overflow[0] = 1;
+                                  c->neighbors);
+  d->nnbr[i] = found <= c->neighbors ? found : -1;
+  if (found > c->neighbors) d->nbr_overflow[0] = 1;
   grn_store3(d->nbr_pos + 3 * i, grn_load3(d->pos + 3 * i));
 }
 

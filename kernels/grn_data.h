@@ -8,7 +8,7 @@
 
 #define GRN_MAX_PAIRS 16          // grain-grain contact slots per grain (at most 32)
 #define GRN_MAX_SHAPE_CONTACTS 4  // grain-shape contact slots per grain
-#define GRN_MAX_NEIGHBORS 32      // neighbour-list entries per grain
+#define GRN_MAX_NEIGHBORS 32      // neighbour-list entries per grain (twice that with clumps)
 
 // floats per grain in a jacobi iterate: velocity (3; pbd: the displacement over the substep so
 // far [m]), unused, baumgarte pseudo-velocity (3), unused, angular velocity (3), unused; 16-byte
@@ -27,7 +27,7 @@ typedef enum grnArrayUnit_ {
   grnUNIT_GRAIN1,             // cap + 1 (a prefix sum with its total)
   grnUNIT_PAIR_SLOT,          // GRN_MAX_PAIRS x cap
   grnUNIT_SHAPE_SLOT,         // GRN_MAX_SHAPE_CONTACTS x cap
-  grnUNIT_NEIGHBOR,           // GRN_MAX_NEIGHBORS x cap
+  grnUNIT_NEIGHBOR,           // grn_neighbor_slots x cap
   grnUNIT_LOOP_SLOT,          // GRN_MAX_PAIRS x cap with one loop, else none
   grnUNIT_FORCE_SHAPE_SLOT,   // GRN_MAX_SHAPE_CONTACTS x cap with the dem or pbd model, else
                               // none
@@ -195,6 +195,13 @@ static inline void** grn_array_field(grnData* d, const grnArrayDesc* a) {
 // 1 when params p (NULL: none) use broadphase b
 static inline int grn_broadphase_is(const grnParams* p, int b) { return p && p->broadphase == b; }
 
+// neighbour-list entries per grain of a solver of params p (NULL: none): twice as many with
+// clumps, whose fitted spheres are smaller than the largest that sets the lists' reach (beds of
+// 16-sphere cubes put up to 52 spheres of other clumps within it, scripts/bench/README.md)
+static inline int grn_neighbor_slots(const grnParams* p) {
+  return p && p->max_clumps > 0 ? 2 * GRN_MAX_NEIGHBORS : GRN_MAX_NEIGHBORS;
+}
+
 // units of an array in solver arrays d (their cap, hash_size and cp_cap) with nbody bodies, for
 // a solver of params p (NULL: no optional arrays)
 static inline size_t grn_unit_count(int unit, const grnData* d, int nbody, const grnParams* p) {
@@ -204,7 +211,7 @@ static inline size_t grn_unit_count(int unit, const grnData* d, int nbody, const
     case grnUNIT_GRAIN1: return cap + 1;
     case grnUNIT_PAIR_SLOT: return GRN_MAX_PAIRS * cap;
     case grnUNIT_SHAPE_SLOT: return GRN_MAX_SHAPE_CONTACTS * cap;
-    case grnUNIT_NEIGHBOR: return GRN_MAX_NEIGHBORS * cap;
+    case grnUNIT_NEIGHBOR: return grn_neighbor_slots(p) * cap;
     case grnUNIT_LOOP_SLOT: return p && p->one_loop ? GRN_MAX_PAIRS * cap : 0;
     case grnUNIT_FORCE_SHAPE_SLOT:
       return p && p->model != grnMODEL_PJ ? GRN_MAX_SHAPE_CONTACTS * cap : 0;
@@ -289,6 +296,7 @@ typedef struct grnConsts_ {
   float skin;                 // neighbour-list skin [m]: a list holds the grains within each
                               // pair's contact distance plus the skin
   float reach;                // largest neighbour-list distance: cutoff + skin [m]
+  int neighbors;              // neighbour-list entries per grain (grn_neighbor_slots)
   float inv_cell;             // 1 / cell of a hash searched to the cutoff (grn_find_pairs)
   float inv_list_cell;        // 1 / cell of a hash searched to the reach (neighbour lists)
   float moved2;               // squared displacement since the lists' build that they allow [m^2]
