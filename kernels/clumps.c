@@ -86,7 +86,9 @@ static int alloc_host(grnData* h, int n, int total) {
 }
 
 static void free_host(grnData* h) {
-  for (int a = 0; a < kNClumpArrays; a++) free(*grn_array_field(h, grn_solver_array(kClumpArrays[a])));
+  for (int a = 0; a < kNClumpArrays; a++) {
+    free(*grn_array_field(h, grn_solver_array(kClumpArrays[a])));
+  }
 }
 
 // clump c of type t at its pose and velocities into h, its spheres from grain first on
@@ -142,6 +144,8 @@ grnStatus grn_set_clumps(grnSolver* s, const grnClumpType* types, int ntypes, in
     if (bytes) st = s->ops->write(s, desc, 0, *grn_array_field(&h, desc), bytes);
   }
   free_host(&h);
+  // a failed write leaves no grains rather than spheres without their clumps
+  if (st != grnOK) s->ops->set_grains(s, 0, NULL, NULL);
   s->n = st == grnOK ? total : 0;
   s->nclump = st == grnOK ? n : 0;
   return st;

@@ -389,7 +389,9 @@ float grn_grain_mass(const grnSolver* s) { return s ? s->grain_mass : 0; }
 int grn_count(const grnSolver* s) { return s ? s->n : 0; }
 
 grnStatus grn_set_grains(grnSolver* s, int n, const float* pos, const float* vel) {
-  if (!s || s->consts.clumps || n < 0 || n > s->params.capacity || (n > 0 && !pos)) return grnERR_ARG;
+  if (!s || s->consts.clumps || n < 0 || n > s->params.capacity || (n > 0 && !pos)) {
+    return grnERR_ARG;
+  }
   for (int i = 0; i < 3 * n; i++) {
     if (!isfinite(pos[i]) || (vel && !isfinite(vel[i]))) return grnERR_NONFINITE;
   }

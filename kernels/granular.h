@@ -287,10 +287,11 @@ const grnParams* grn_params(const grnSolver* solver);
 // Mass of one grain of radius params.radius [kg].
 float grn_grain_mass(const grnSolver* solver);
 
-// Replace all grains: n <= capacity (a solver with max_clumps takes grn_set_clumps instead); pos, vel are (n x 3); vel may be NULL (at rest). Clears
-// the contact state (the next substep starts its contacts from zero impulse). Positions the
-// same bit for bit as the solver's own (a state put back, as the plugin does every step) keep
-// the CPU backend's neighbour lists; any other positions rebuild them.
+// Replace all grains: n <= capacity; pos, vel are (n x 3); vel may be NULL (at rest). Clears the
+// contact state (the next substep starts its contacts from zero impulse). Positions the same bit
+// for bit as the solver's own (a state put back, as the plugin does every step) keep the CPU
+// backend's neighbour lists; any other positions rebuild them. A solver with max_clumps refuses
+// it (grn_set_clumps), and likewise grn_set_angvel, grn_set_orientations and grn_set_radii.
 grnStatus grn_set_grains(grnSolver* solver, int n, const float* pos, const float* vel);
 
 // Set the angular velocities (n x 3, world frame) [rad/s] of the grains from grn_set_grains,

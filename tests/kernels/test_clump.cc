@@ -1,12 +1,13 @@
 // rigid clumps of spheres (grn_set_clumps, grn_clump.h) against analytic mechanics: a clump in
 // free space keeps its energy and angular momentum and flips about its intermediate axis only; a
-// flat clump and a box fitted from its mesh on an incline stick below the friction angle and slide
-// at g (sin - mu cos) above (projected jacobi and dem); a rod leaning on a wall (a ladder) and two rods leaning on each
-// other stand or slide by their friction, within 2 degrees and 10% of the static limits; one
-// resting on the floor does not rock or creep; a cube dropped on a corner settles on a face; two
-// clumps colliding keep linear and angular momentum; a single-sphere clump rolls as a sphere
-// does; a clump's spheres never touch each other, and the pairs between clumps are those brute
-// force finds; pours are the same bit for bit on any thread count and on the gpu.
+// flat clump and a box fitted from its mesh on an incline stick below the friction angle and
+// slide at g (sin - mu cos) above (projected jacobi and dem); a rod leaning on a wall (a ladder)
+// and two rods leaning on each other stand or slide by their friction, within 2 degrees and 10%
+// of the static limits; one resting on the floor does not rock or creep; a cube dropped on a
+// corner settles on a face; two clumps colliding keep linear and angular momentum; a
+// single-sphere clump rolls as a sphere does; a clump's spheres never touch each other, and the
+// pairs between clumps are those brute force finds; pours are the same bit for bit on any thread
+// count and on the gpu.
 #include <algorithm>
 #include <cmath>
 #include <random>
