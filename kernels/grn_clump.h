@@ -25,17 +25,6 @@
 #include "grn_integrate.h"
 #include "grn_rigid.h"
 
-// 1 when grain i rotates on its own as a sphere (a free grain, a single-sphere clump): the
-// rolling and torsional bounds apply to its contacts
-GRN_HD int grn_rotates_alone(const grnData* d, int i) { return d->inv_inertia[i] > 0; }
-
-// the effective radius that scales the rolling and torsional bounds of grain i's contact with
-// grain j: grn_pair_reff, none where a grain does not rotate alone (a clump of several spheres)
-GRN_HD float grn_pair_roll_reff(const grnData* d, const grnConsts* c, int i, int j) {
-  if (c->clumps && !(grn_rotates_alone(d, i) && grn_rotates_alone(d, j))) return 0.0f;
-  return grn_pair_reff(d, i, j);
-}
-
 // the compliances of sphere i of a clump at a contact with normal n (toward it), its centre arm
 // from the contact point: normal kn (1 / the effective mass along n) and tangential kt (the mean
 // over the tangent plane's directions) [1/kg], 1 / m + (rho x t) . I^-1 (rho x t) over
@@ -114,6 +103,11 @@ GRN_HD void grn_clump_move(const grnData* d, const grnConsts* c, int k, grnVec3 
   grn_clump_place(d, k);
 }
 
+// clump k's velocity after gravity over the substep, before its contacts
+GRN_HD grnVec3 grn_clump_predicted_velocity(const grnData* d, const grnConsts* c, int k) {
+  return grn_add(grn_load3(d->clump_vel + 3 * k), grn_scale(grn_load3(c->gravity), c->dt));
+}
+
 // clump k's iterate from its spheres' sums in it: predicted velocity plus the impulses through
 // its mass and world inverse inertia; each sphere's entry then its point of the clump
 GRN_HD void grn_clump_iterate(const grnData* d, const grnConsts* c, int k, float* it) {
@@ -121,8 +115,7 @@ GRN_HD void grn_clump_iterate(const grnData* d, const grnConsts* c, int k, float
   grn_clump_gather(d, k, it, &imp, &bias, &torque);
   float im = d->clump_inv_mass[k];
   grnQuat q = grn_load_quat(d->clump_orient + 4 * k);
-  grnVec3 v = grn_add(grn_load3(d->clump_vel + 3 * k), grn_scale(grn_load3(c->gravity), c->dt));
-  v = grn_add(v, grn_scale(imp, im));
+  grnVec3 v = grn_add(grn_clump_predicted_velocity(d, c, k), grn_scale(imp, im));
   grnVec3 b = grn_scale(bias, im);
   grnVec3 w = grn_add(grn_load3(d->clump_angvel + 3 * k),
                       grn_rigid_angvel(q, torque, grn_load3(d->clump_inertia + 3 * k)));
@@ -161,8 +154,7 @@ GRN_HD void grn_pj_clump_move(const grnData* d, const grnConsts* c, int k) {
 GRN_HD void grn_dem_clump_integrate(const grnData* d, const grnConsts* c, int k) {
   grnVec3 imp, bias, torque;
   grn_clump_gather(d, k, d->iter, &imp, &bias, &torque);
-  grnVec3 v = grn_add(grn_load3(d->clump_vel + 3 * k), grn_scale(grn_load3(c->gravity), c->dt));
-  v = grn_add(v, grn_scale(imp, d->clump_inv_mass[k]));
+  grnVec3 v = grn_add(grn_clump_predicted_velocity(d, c, k), grn_scale(imp, d->clump_inv_mass[k]));
   grn_clump_move(d, c, k, v, v, torque);
 }
 

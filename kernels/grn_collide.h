@@ -201,6 +201,14 @@ GRN_HD float grn_pair_reff(const grnData* d, int i, int j) {
   return ri * rj / (ri + rj);
 }
 
+// the effective radius that scales the rolling and torsional bounds of grain i's contact with
+// grain j: grn_pair_reff, none where a grain does not rotate alone (a clump of several spheres
+// resists rolling by its shape)
+GRN_HD float grn_pair_roll_reff(const grnData* d, const grnConsts* c, int i, int j) {
+  if (c->clumps && !(grn_rotates_alone(d, i) && grn_rotates_alone(d, j))) return 0.0f;
+  return grn_pair_reff(d, i, j);
+}
+
 // torque of an impulse p acting on a grain at arm from its centre opposite the normal n
 // (n points toward the grain): (-arm n) x p
 GRN_HD grnVec3 grn_contact_torque(grnVec3 n, float arm, grnVec3 p) {
@@ -253,12 +261,15 @@ GRN_HD grnVec3 grn_shape_contact_velocity(grnVec3 v, grnVec3 w, float r, grnVec3
   return grn_sub(grn_sub(v, grn_scale(grn_cross(w, n), r)), sv);
 }
 
-// the lengths of a shape's rolling and torsional bounds against a grain of radius r: the shape's
-// own (mujoco's friction[2], friction[1]), or where negative as rough as the grains
-GRN_HD void grn_shape_roll_lengths(const grnShape* sh, const grnConsts* c, float r, float* roll,
-                                   float* tors) {
+// the lengths of a shape's rolling and torsional bounds against grain i: the shape's own
+// (mujoco's friction[2], friction[1]), or where negative as rough as the grains; none where the
+// grain does not rotate alone (a sphere of a clump of several)
+GRN_HD void grn_shape_roll_lengths(const grnShape* sh, const grnData* d, const grnConsts* c,
+                                   int i, float* roll, float* tors) {
+  float r = grn_radius(d, i);
   *roll = sh->roll_friction >= 0 ? sh->roll_friction : c->rolling * r;
   *tors = sh->spin_friction >= 0 ? sh->spin_friction : c->torsional * r;
+  if (c->clumps && !grn_rotates_alone(d, i)) *roll = *tors = 0;
 }
 
 // grain-shape contacts of grain i, for every shape closer than the speculative margin, each with

@@ -147,8 +147,7 @@ GRN_HD void grn_dem_shape_forces(const grnData* d, const grnConsts* c, int i) {
     grnVec3 u = grn_shape_contact_velocity(vi, wi, r, n, grn_load3(d->sc_vel + 3 * slot));
     grnVec3 w = grn_sub(wi, grn_load3(sh->angvel));
     float roll, tors;
-    grn_shape_roll_lengths(sh, c, r, &roll, &tors);
-    if (c->clumps && !grn_rotates_alone(d, i)) roll = tors = 0;
+    grn_shape_roll_lengths(sh, d, c, i, &roll, &tors);
     grnVec3 shear = grn_load3(d->sc_lin + 3 * slot), spring = grn_load3(d->sc_rot + 3 * slot);
     grnVec3 f, m;
     grn_dem_contact(c, d->sc_depth[slot], n, u, w, r, meff, c->dem.estar_wall,

@@ -344,8 +344,7 @@ GRN_HD void grn_pj_shape_impulses(const grnData* d, const grnConsts* c, int i, g
     float depth = d->sc_depth[slot];
     grnVec3 imp = grn_load3(d->sc_lin + 3 * slot), mom = grn_load3(d->sc_rot + 3 * slot);
     float roll, tors;
-    grn_shape_roll_lengths(sh, c, r, &roll, &tors);
-    if (c->clumps && !grn_rotates_alone(d, i)) roll = tors = 0;
+    grn_shape_roll_lengths(sh, d, c, i, &roll, &tors);
     float target = grn_pj_target(depth, c);
     grn_pj_impulse(u, w, n, target, m, sh->friction, roll, tors, grn_pj_adhesion(c, target, r),
                    &imp, &mom);

@@ -279,6 +279,10 @@ GRN_HD float grn_radius(const grnData* d, int i) { return d->rad[i]; }
 GRN_HD float grn_inv_mass(const grnData* d, int i) { return d->inv_mass[i]; }
 GRN_HD float grn_inv_inertia(const grnData* d, int i) { return d->inv_inertia[i]; }
 
+// 1 when grain i rotates on its own as a sphere (a free grain, a single-sphere clump; a sphere of
+// a clump of several has no inertia of its own): rolling and torsional bounds apply to it
+GRN_HD int grn_rotates_alone(const grnData* d, int i) { return d->inv_inertia[i] > 0; }
+
 // the dem law's constants (kernels/dem_material.c derives them from the params)
 typedef struct grnDemLawConsts_ {
   int law;                    // grnDemLaw

@@ -44,12 +44,12 @@
 #include "bench_bed.h"
 #include "clump_fit.h"
 #include "granular.h"
+#include "grn_rigid.h"
 #include "mesh_mass.h"
 #include "sdf_mesh.h"
 
 #define MAX_SPHERES 16     // spheres per clump, at most
 #define MAX_POINTS 4096    // sample points inside a grain, at most
-#define NWALL 5
 
 typedef struct Grain_ {
   const char* name;
@@ -107,12 +107,8 @@ static double uniform(unsigned* s) {
 
 // v turned by the unit quaternion q (w x y z), or by its inverse when inverse is 1
 static void quat_rotate(const float* q, const float* v, int inverse, float* out) {
-  float s = inverse ? -1.0f : 1.0f, u[3] = {s * q[1], s * q[2], s * q[3]};
-  float t[3] = {2 * (u[1] * v[2] - u[2] * v[1]), 2 * (u[2] * v[0] - u[0] * v[2]),
-                2 * (u[0] * v[1] - u[1] * v[0])};
-  out[0] = v[0] + q[0] * t[0] + u[1] * t[2] - u[2] * t[1];
-  out[1] = v[1] + q[0] * t[1] + u[2] * t[0] - u[0] * t[2];
-  out[2] = v[2] + q[0] * t[2] + u[0] * t[1] - u[1] * t[0];
+  grnQuat r = grn_load_quat(q);
+  grn_store3(out, inverse ? grn_quat_unrotate(r, grn_load3(v)) : grn_quat_rotate(r, grn_load3(v)));
 }
 
 //---------------------------------- grains --------------------------------------------------------
@@ -342,13 +338,13 @@ static void bed_pour(Bed* b, const Grain* g, float width, unsigned* seed) {
 
 // a solver of params p in the open box of this width with the bed's grains; NULL with a message
 static grnSolver* bed_solver(const grnParams* p, float width, const Grain* g, const Bed* b) {
-  grnShape walls[NWALL];
+  grnShape walls[BENCH_NWALL];
   const float lo[3] = {-0.5f * width, -0.5f * width, 0}, hi[3] = {0.5f * width, 0.5f * width,
                                                                   width};
   grn_box_planes(lo, hi, 0, p->friction, walls);
   grnSolver* s = NULL;
   grnStatus st = grn_create(p, grnBACKEND_CPU, &s);
-  if (st == grnOK) st = grn_set_shapes(s, NWALL, walls);
+  if (st == grnOK) st = grn_set_shapes(s, BENCH_NWALL, walls);
   if (st == grnOK && g->nsphere) {
     grnClumpType type = {g->nsphere, g->spheres, g->mass, {g->inertia[0], g->inertia[1],
                                                            g->inertia[2]}};
