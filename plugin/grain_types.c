@@ -250,6 +250,17 @@ int mjg_grain_types_make(const mjModel* m, int instance, const mjgConfig* cfg, m
   return 0;
 }
 
+double mjg_grain_top(const mjgGrainType* type, const mjtNum pos[3], const mjtNum quat[4]) {
+  double top = -INFINITY;
+  for (int s = 0; s < type->nsphere; s++) {
+    const float* c = type->sphere + 4 * s;
+    mjtNum body[3] = {c[0], c[1], c[2]}, world[3];
+    mju_rotVecQuat(world, body, quat);
+    top = fmax(top, pos[2] + world[2] + c[3]);
+  }
+  return top;
+}
+
 void mjg_grain_types_free(mjgGrainTypes* types) {
   if (!types) return;
   for (int i = 0; i < types->ntype; i++) free(types->type[i].sphere);

@@ -1,7 +1,8 @@
 // mjgranular.heightmap: a sensor plugin whose sensordata is an nx x ny height map of the sand
-// surface over a region: per cell the highest grain top (z + radius) of the grains whose centre
-// lies in the cell, or the `empty` value. Reads the grains from a terrain instance's plugin_state
-// (state.h); holds no state of its own.
+// surface over a region: per cell the highest grain top (z + radius; a mesh grain's: the top of its
+// clump's spheres) of the grains whose centre lies in the cell, or the `empty` value. Reads the
+// grains from a terrain instance's plugin_state (state.h), and the grain types from its
+// plugin_data; holds no state of its own.
 #include "heightmap.h"
 
 #include <math.h>
@@ -12,6 +13,7 @@
 #include "input_limits.h"
 #include "sensor.h"
 #include "state.h"
+#include "terrain.h"
 
 static const char* const kAttributes[] = {"terrain", "region", "size", "empty"};
 
@@ -152,6 +154,10 @@ static void heightmap_compute(const mjModel* m, mjData* d, int instance, int cap
   int n = (count >= 0 && count <= h->terrain.cap) ? (int)count : 0;
   const mjtNum* pos = mjg_state_pos(state, h->terrain.cap);
   const mjtNum* radius = mjg_state_radius(state, h->terrain.cap);
+  const mjtNum* orient = mjg_state_orient(state, h->terrain.cap);
+  const mjtNum* type = mjg_state_type(state, h->terrain.cap);
+  const mjgTerrain* t = (const mjgTerrain*)d->plugin_data[h->terrain.instance];
+  const mjgGrainTypes* types = t ? t->clumps : NULL;
   double dx = (h->region[2] - h->region[0]) / h->nx;
   double dy = (h->region[3] - h->region[1]) / h->ny;
   for (int i = 0; i < n; i++) {
@@ -160,6 +166,9 @@ static void heightmap_compute(const mjModel* m, mjData* d, int instance, int cap
     if (!(fx >= 0 && fx < h->nx && fy >= 0 && fy < h->ny)) continue;
     int c = (int)fy * h->nx + (int)fx;
     mjtNum top = p[2] + radius[i];
+    if (types && type[i] >= 0 && type[i] < types->ntype) {
+      top = mjg_grain_top(types->type + (int)type[i], p, orient + 4 * i);
+    }
     if (top > out[c]) out[c] = top;
   }
   for (int c = 0; c < ncell; c++) {

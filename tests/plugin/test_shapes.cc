@@ -4,7 +4,8 @@
 // - a bed's grain types follow shape_mix within binomial bounds, each type's radius is its bound
 //   (a cube's: half its diagonal) and mesh grains start in random orientations;
 // - cubes dropped apart come to rest on a face: the four lowest corners of each cube's mesh,
-//   placed by the grain's pose, lie on the floor, the other four a side above (pj and dem);
+//   placed by the grain's pose, lie on the floor, the other four a side above (pj and dem), and
+//   the height map reads their top faces (not the tops of their bounding spheres);
 // - a step from a copied state is bit for bit the step from the original; a reset writes the
 //   initial bed again;
 // - the viewer draws each mesh grain as its mesh, placed so that the mesh's centroid is the
@@ -40,12 +41,23 @@ std::string CubeAsset() {
   return "<asset><mesh name=\"cube\" vertex=\"" + v + "\"/></asset>";
 }
 
-// a terrain of the given keys, the cube mesh as an asset, a floor and walls around [-h, h]^2
-std::string ShapeXml(std::map<std::string, std::string> config, double h = 0.05) {
+// a terrain of the given keys, the cube mesh as an asset, a floor and walls around [-h, h]^2, and
+// extra MJCF after the world body
+std::string ShapeXml(std::map<std::string, std::string> config, double h = 0.05,
+                     const std::string& extra = "") {
   if (!config.count("clump_spheres")) config["clump_spheres"] = std::to_string(kSpheres);
-  return mjg_test::TerrainXml(config, mjg_test::WalledBox(h),
-                              "<option timestep=\"0.002\"/>" + CubeAsset());
+  std::string xml = mjg_test::TerrainXml(config, mjg_test::WalledBox(h),
+                                         "<option timestep=\"0.002\"/>" + CubeAsset());
+  return xml.insert(xml.rfind("</mujoco>"), extra);
 }
+
+// a height map of kCells x kCells 1 cm cells over [-0.09, 0.09]^2, empty cells at the floor (0)
+const int kCells = 18;
+const char* kHeightMap =
+    "<extension><plugin plugin=\"mjgranular.heightmap\"><instance name=\"hm\">"
+    "<config key=\"region\" value=\"-0.09 -0.09 0.09 0.09\"/>"
+    "<config key=\"size\" value=\"18 18\"/></instance></plugin></extension>"
+    "<sensor><plugin name=\"height\" instance=\"hm\"/></sensor>";
 
 // the message of a model that fails to load
 std::string LoadError(const std::map<std::string, std::string>& config) {
@@ -94,9 +106,10 @@ struct Scene {
   ModelPtr m;
   DataPtr d;
   mjg_test::Grains g;
-  explicit Scene(const std::map<std::string, std::string>& config, double h = 0.05) {
+  explicit Scene(const std::map<std::string, std::string>& config, double h = 0.05,
+                 const std::string& extra = "") {
     std::string error;
-    m = LoadXml(ShapeXml(config, h), &error);
+    m = LoadXml(ShapeXml(config, h, extra), &error);
     EXPECT_TRUE(m) << error;
     if (!m) return;
     d = DataPtr(mj_makeData(m.get()));
@@ -203,12 +216,28 @@ TEST(Shapes, DroppedCubesRestOnAFace) {
     // bounces let a few come to lean on a neighbour or a wall)
     Scene s({{"fill", "-0.09 -0.09 0.002 0.09 0.09 0.022"}, {"count", "100"}, {"shape", "cube"},
              {"spacing", "6"}, {"model", model}, {"friction", "0.5"}},
-            0.1);
+            0.1, kHeightMap);
     ASSERT_TRUE(s.m);
     ASSERT_GT(s.g.n(), 9);
     s.Step(1250);  // 2.5 s
     std::vector<mjvGeom> geoms = GrainGeoms(s.m.get(), s.d.get());
     ASSERT_EQ((int)geoms.size(), s.g.n());
+    int hs = mj_name2id(s.m.get(), mjOBJ_SENSOR, "height");
+    ASSERT_GE(hs, 0);
+    const mjtNum* height = s.d->sensordata + s.m->sensor_adr[hs];
+    std::vector<int> centres(kCells * kCells, 0);
+    for (int i = 0; i < s.g.n(); i++) {
+      int cx = (int)std::floor((s.g.pos(i)[0] + 0.09) / 0.01);
+      int cy = (int)std::floor((s.g.pos(i)[1] + 0.09) / 0.01);
+      if (cx >= 0 && cx < kCells && cy >= 0 && cy < kCells) centres[cy * kCells + cx]++;
+    }
+    for (int c = 0; c < kCells * kCells; c++) {
+      if (!centres[c]) {
+        EXPECT_EQ(height[c], 0) << "cell " << c;  // the floor
+      } else {
+        EXPECT_NEAR(height[c], 2 * kHalf, 0.1 * kHalf) << "cell " << c;
+      }
+    }
     for (int i = 0; i < s.g.n(); i++) {
       std::vector<double> z;
       for (int v = 0; v < 8; v++) {
