@@ -7,6 +7,8 @@
 #include "grain_types.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,6 +250,39 @@ int mjg_grain_types_make(const mjModel* m, int instance, const mjgConfig* cfg, m
     return -1;
   }
   return 0;
+}
+
+// the lines reported so far in this process, by their hashes (FNV-1a); past the table's size
+// lines repeat rather than being lost
+#define MJG_REPORTED_MAX 256
+static uint64_t g_reported[MJG_REPORTED_MAX];
+static int g_nreported = 0;
+static pthread_mutex_t g_report_lock = PTHREAD_MUTEX_INITIALIZER;
+
+// 1 the first time this line is seen in the process
+static int first_report(const char* line) {
+  uint64_t h = 1469598103934665603ull;
+  for (const char* c = line; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+  pthread_mutex_lock(&g_report_lock);
+  int seen = 0;
+  for (int i = 0; i < g_nreported && !seen; i++) seen = g_reported[i] == h;
+  if (!seen && g_nreported < MJG_REPORTED_MAX) g_reported[g_nreported++] = h;
+  pthread_mutex_unlock(&g_report_lock);
+  return !seen;
+}
+
+void mjg_grain_types_report(const mjModel* m, const mjgGrainTypes* types) {
+  for (int k = 0; k < types->ntype; k++) {
+    const mjgGrainType* t = types->type + k;
+    if (t->mesh < 0) continue;
+    char line[512], buf[32];
+    snprintf(line, sizeof(line), MJG_PLUGIN_NAME ": grain mesh '%s': %d spheres; volume "
+             "deviation %.1f%%, surface distance %.1f%% mean and %.1f%% most of its size %.3g m; "
+             "mass %.3g kg, bounding radius %.3g m\n", mjg_mesh_name(m, t->mesh, buf, sizeof(buf)),
+             t->nsphere, 100 * t->fit.volume_deviation, 100 * t->fit.surface_mean,
+             100 * t->fit.surface_max, t->fit.size, t->mass, t->bound);
+    if (first_report(line)) fputs(line, stderr);
+  }
 }
 
 double mjg_grain_top(const mjgGrainType* type, const mjtNum pos[3], const mjtNum quat[4]) {

@@ -68,6 +68,10 @@ int mjg_grain_types_make(const mjModel* m, int instance, const mjgConfig* cfg, m
 int mjg_grain_mesh_size(const mjModel* m, int id, double* reach, double* equal, char* why,
                         int why_size);
 
+// Say on stderr how each mesh type's spheres fill its mesh (spheres, volume and surface deviation,
+// mass), once per process for each distinct line: rollouts make an mjData after another.
+void mjg_grain_types_report(const mjModel* m, const mjgGrainTypes* types);
+
 // The height [m] of the highest point of a grain of this type's spheres with its centre of mass
 // at pos and its body frame turned by quat (w x y z, body to world).
 double mjg_grain_top(const mjgGrainType* type, const mjtNum pos[3], const mjtNum quat[4]);

@@ -248,6 +248,7 @@ int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
   free(need);
   if (!fail && mjg_config_meshes(&t->cfg)) {
     fail = mjg_grain_types_make(m, instance, &t->cfg, &t->types, msg, sizeof(msg));
+    if (!fail) mjg_grain_types_report(m, &t->types);
     t->clumps = &t->types;
   }
   if (fail) {

@@ -2,6 +2,10 @@
 several threads that give each start the trajectory of stepping it alone, bit for bit, with a
 free box landing on a bed of cubes and spheres."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 
 import mujoco
@@ -82,3 +86,48 @@ def test_types_and_rollouts_of_mesh_grains():
             mujoco.mj_step(m, alone)
         assert state[b, -1].tobytes() == full_state(m, alone).tobytes(), f"rollout {b}"
     assert state[:, -1].tobytes() != starts.tobytes()
+
+
+def test_batch_steps_mesh_grains_as_each_steps_alone():
+    """mujoco.batch.Batch on 2 threads: each simulation (its box thrown down at its own speed)
+    ends bit for bit where stepping it alone in its own MjData ends."""
+    import mujoco.batch
+
+    mjgranular.load_plugin()
+    m = mujoco.MjModel.from_xml_string(SCENE)
+    speeds = [0.0, -0.5, -1.0]
+    nstep = 40
+    integration = mujoco.mjtState.mjSTATE_INTEGRATION
+    rows = []
+    for v in speeds:
+        d = mujoco.MjData(m)
+        d.qvel[2] = v
+        for _ in range(nstep):
+            mujoco.mj_step(m, d)
+        row = np.empty(mujoco.mj_stateSize(m, integration))
+        mujoco.mj_getState(m, d, row, integration)
+        rows.append(row)
+    batch = mujoco.batch.Batch(m, len(speeds), nthread=2)
+    batch.bind("qvel")[:, 2] = speeds
+    for _ in range(nstep):
+        batch.step()
+    state = np.array(batch.state)
+    for s in range(len(speeds)):
+        assert state[s].tobytes() == rows[s].tobytes(), f"simulation {s}"
+    assert rows[0].tobytes() != rows[2].tobytes()
+
+
+def test_the_fit_is_reported_once_per_process():
+    """The load says how the spheres fill each mesh, once however many MjData follow; the mass it
+    quotes is density x the cube's volume."""
+    code = ("import mujoco, mjgranular, test_shapes\n"
+            "mjgranular.load_plugin()\n"
+            "m = mujoco.MjModel.from_xml_string(test_shapes.SCENE)\n"
+            "ds = [mujoco.MjData(m) for _ in range(3)]\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.dirname(__file__), os.environ.get("PYTHONPATH", "")]))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True)
+    lines = [ln for ln in out.stderr.splitlines() if "grain mesh 'cube'" in ln]
+    assert len(lines) == 1, out.stderr
+    assert "8 spheres" in lines[0] and "mass 0.0025 kg" in lines[0], lines[0]
