@@ -131,3 +131,27 @@ def test_the_fit_is_reported_once_per_process():
     lines = [ln for ln in out.stderr.splitlines() if "grain mesh 'cube'" in ln]
     assert len(lines) == 1, out.stderr
     assert "8 spheres" in lines[0] and "mass 0.0025 kg" in lines[0], lines[0]
+
+
+def test_gravel_scene_carries_the_box_on_its_stones():
+    """models/gravel.xml: three rock shapes in equal shares; after 2 s every stone lies in the
+    box, and the steel cube rests on stones (its bottom above the floor; it turns slower than 0.02
+    rad/s, an edge speed of 0.4 mm/s), the stones carrying its weight (the granular force on it,
+    averaged over the last step, is m g within 2%)."""
+    mjgranular.load_plugin()
+    m = mujoco.MjModel.from_xml_path(mjgranular.scene("gravel"))
+    d = mujoco.MjData(m)
+    g = mjgranular.grains(m, d)
+    n = g.count
+    counts = np.bincount(g.types.astype(int), minlength=3)
+    assert counts.sum() == n and len(counts) == 3
+    sd = (n * (1 / 3) * (2 / 3)) ** 0.5
+    assert np.all(np.abs(counts - n / 3) < 4 * sd), counts
+    for _ in range(1000):
+        mujoco.mj_step(m, d)
+    assert np.all(np.abs(g.positions[:, :2]) < 0.1) and np.all(g.positions[:, 2] > 0)
+    box = m.body("box").id
+    assert d.xpos[box, 2] - 0.02 > 0.005, d.xpos[box, 2]
+    assert np.linalg.norm(d.cvel[box, :3]) < 0.02 and np.linalg.norm(d.cvel[box, 3:]) < 1e-3
+    weight = m.body_mass[box] * 9.81
+    assert abs(g.forces()[box, 2] - weight) < 0.02 * weight, (g.forces()[box], weight)
