@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clump_fit.h"
 #include "granular.h"
 #include "grn_solver.h"  // grn_contact_offset: the contact arrays a version 1 file holds
 #include "input_limits.h"
@@ -31,8 +32,12 @@ static float lef32(const unsigned char* b) {
   return f;
 }
 
+static uint64_t le64(const unsigned char* b) {
+  return (uint64_t)le32(b) | (uint64_t)le32(b + 4) << 32;
+}
+
 static double lef64(const unsigned char* b) {
-  uint64_t u = (uint64_t)le32(b) | (uint64_t)le32(b + 4) << 32;
+  uint64_t u = le64(b);
   double f;
   memcpy(&f, &u, sizeof(f));
   return f;
@@ -46,12 +51,16 @@ static size_t contact_bytes(int version, int n) {
   return version == 1 ? grn_contact_offset(grnCONTACT_pair_rot, n) : grn_contact_state_bytes(n);
 }
 
+// bytes of the header of a file of this version
+static int header_bytes(int version) { return version < 4 ? 32 : MJG_BEDFILE_HEADER; }
+
 // expected size in bytes of a file with this header
 static long long file_bytes(const mjgBedFileInfo* info) {
-  static const long long grain_bytes_of_version[] = {0, 24, 40, 56};
+  static const long long grain_bytes_of_version[] = {0, 24, 40, 56, 60};
   long long n = info->n, grain_bytes = grain_bytes_of_version[info->version];
-  return MJG_BEDFILE_HEADER + grain_bytes * n +
-         (info->has_contacts ? (long long)contact_bytes(info->version, info->n) : 0);
+  int solver_grains = info->n * info->spheres;
+  return header_bytes(info->version) + grain_bytes * n +
+         (info->has_contacts ? (long long)contact_bytes(info->version, solver_grains) : 0);
 }
 
 // path opened for reading if it is a regular file; NULL with why. Opened without blocking and
@@ -79,13 +88,14 @@ static FILE* open_regular(const char* path, char* why, int size) {
 static FILE* open_bed(const char* path, mjgBedFileInfo* info, char* why, int size) {
   FILE* f = open_regular(path, why, size);
   if (!f) return NULL;
-  unsigned char h[MJG_BEDFILE_HEADER];
-  size_t got = fread(h, 1, sizeof(h), f);
+  unsigned char h[MJG_BEDFILE_HEADER] = {0};
+  size_t got = fread(h, 1, 32, f);
+  int hsize = got >= 12 ? header_bytes((int)le32(h + 8)) : 32;
+  if (got == 32 && hsize > 32) got += fread(h + 32, 1, hsize - 32, f);
   if (got >= 8 && memcmp(h, kMagic, 8)) {
     snprintf(why, size, "not a bed file (it does not start with MJGBED)");
-  } else if (got < sizeof(h)) {
-    snprintf(why, size, "truncated: %zu bytes, shorter than the %d-byte header", got,
-             MJG_BEDFILE_HEADER);
+  } else if (got < (size_t)hsize) {
+    snprintf(why, size, "truncated: %zu bytes, shorter than the %d-byte header", got, hsize);
   } else if (le32(h + 8) < 1 || le32(h + 8) > MJG_BEDFILE_VERSION) {
     snprintf(why, size, "format version %u, this plugin reads versions 1 to %d", le32(h + 8),
              MJG_BEDFILE_VERSION);
@@ -102,17 +112,28 @@ static FILE* open_bed(const char* path, mjgBedFileInfo* info, char* why, int siz
     // the grains' radii are floats, each in (0, this radius]: none fits under a radius that is
     // not a positive float
     snprintf(why, size, "grain radius %g is not a positive number in float range", lef64(h + 24));
+  } else if (hsize > 32 && (le32(h + 32) < 1 || le32(h + 32) > GRN_CLUMP_MAX_SPHERES)) {
+    snprintf(why, size, "%u solver spheres per grain, not in 1 .. %d", le32(h + 32),
+             GRN_CLUMP_MAX_SPHERES);
+  } else if (hsize > 32 && (double)le32(h + 32) * (int32_t)le32(h + 16) > GRN_MAX_GRAINS) {
+    snprintf(why, size, "%d grains of %u spheres, more spheres than the limit %d",
+             (int32_t)le32(h + 16), le32(h + 32), GRN_MAX_GRAINS);
+  } else if (hsize > 32 && (le32(h + 36) < 1 || le32(h + 36) > MJG_MAX_GRAIN_TYPES)) {
+    snprintf(why, size, "%u grain types, not in 1 .. %d", le32(h + 36), MJG_MAX_GRAIN_TYPES);
   } else {
     info->version = (int)le32(h + 8);
     info->has_contacts = (int)(le32(h + 12) & 1u);
     info->n = (int32_t)le32(h + 16);
     info->model = (int)le32(h + 20);
     info->radius = lef64(h + 24);
+    info->spheres = hsize > 32 ? (int)le32(h + 32) : 1;
+    info->ntype = hsize > 32 ? (int)le32(h + 36) : 1;
+    info->types_hash = hsize > 32 ? le64(h + 40) : 0;
 
     // the size the header promises
     long long want = file_bytes(info), have = -1;
     if (fseek(f, 0, SEEK_END) == 0) have = ftell(f);
-    if (have != want || fseek(f, MJG_BEDFILE_HEADER, SEEK_SET) != 0) {
+    if (have != want || fseek(f, hsize, SEEK_SET) != 0) {
       snprintf(why, size, "%s: %lld bytes, the header's %d grains%s need %lld",
                have < want ? "truncated" : "too long", have, info->n,
                info->has_contacts ? " with contact state" : "", want);
@@ -193,6 +214,24 @@ static int read_radii(FILE* f, int n, double largest, mjtNum* out, char* why, in
   return 0;
 }
 
+// read n uint32 grain types into out; each must be below ntype; -1 with why
+static int read_types(FILE* f, int n, int ntype, mjtNum* out, char* why, int size) {
+  unsigned char b[4];
+  for (int i = 0; i < n; i++) {
+    if (fread(b, 4, 1, f) != 1) {
+      snprintf(why, size, "truncated while reading the grain types");
+      return -1;
+    }
+    uint32_t t = le32(b);
+    if (t >= (uint32_t)ntype) {
+      snprintf(why, size, "the type of grain %d, %u, is not one of its %d types", i, t, ntype);
+      return -1;
+    }
+    out[i] = t;
+  }
+  return 0;
+}
+
 // read the contact state of n grains (layout for capacity n, of a file of this version) into out,
 // laid out for capacity cap; the arrays a version 1 file lacks stay zero
 static int read_contacts(FILE* f, int version, int n, int cap, mjtNum* out, char* why,
@@ -239,13 +278,14 @@ static int check_crowding(const mjgBed* bed, double radius, char* why, int size)
   return -1;
 }
 
-int mjg_bedfile_read(const char* path, int cap, double radius, grnModel model, mjgBed* bed,
-                     char* why, int size) {
+int mjg_bedfile_read(const char* path, int cap, const mjgBedKind* kind, grnModel model,
+                     mjgBed* bed, char* why, int size) {
   memset(bed, 0, sizeof(*bed));
   mjgBedFileInfo info;
   FILE* f = open_bed(path, &info, why, size);
   if (!f) return -1;
   int fail = 0;
+  double radius = kind->radius;
   if (info.n > cap) {
     snprintf(why, size, "holds %d grains, more than the capacity %d (key 'count')", info.n, cap);
     fail = 1;
@@ -253,19 +293,32 @@ int mjg_bedfile_read(const char* path, int cap, double radius, grnModel model, m
     snprintf(why, size, "holds grains of radius %.9g m, but key 'radius' is %.9g m", info.radius,
              radius);
     fail = 1;
-  } else if (mjg_bed_alloc(bed, cap, 1, info.has_contacts, radius)) {
+  } else if (info.ntype != kind->ntype || info.types_hash != kind->types_hash) {
+    snprintf(why, size, "holds grains of %d types of fingerprint %016llx, but key 'shape' makes "
+             "%d of %016llx (other meshes, clump_spheres or density, or another fit)", info.ntype,
+             (unsigned long long)info.types_hash, kind->ntype,
+             (unsigned long long)kind->types_hash);
+    fail = 1;
+  } else if (info.spheres != kind->spheres) {
+    snprintf(why, size, "has contacts of %d spheres per grain, but key 'clump_spheres' makes %d",
+             info.spheres, kind->spheres);
+    fail = 1;
+  } else if (mjg_bed_alloc(bed, cap, kind->spheres, info.has_contacts, radius)) {
     snprintf(why, size, "out of memory for %d grains", cap);
     fail = 1;
   }
   if (!fail) {
+    int solver_grains = info.n * info.spheres, solver_cap = cap * kind->spheres;
     fail = read_vectors(f, info.n, "position", bed->pos, why, size) ||
            read_vectors(f, info.n, "velocity", bed->vel, why, size) ||
            (info.version > 1 &&
             read_vectors(f, info.n, "angular velocity", bed->angvel, why, size)) ||
            (info.version > 2 && read_orientations(f, info.n, bed->orient, why, size)) ||
-           (info.version > 1 && read_radii(f, info.n, (float)radius, bed->radius, why, size)) ||
-           (info.has_contacts &&
-            read_contacts(f, info.version, info.n, cap, bed->contacts, why, size));
+           (info.version > 1 &&
+            read_radii(f, info.n, (float)kind->reach, bed->radius, why, size)) ||
+           (info.version > 3 && read_types(f, info.n, info.ntype, bed->type, why, size)) ||
+           (info.has_contacts && read_contacts(f, info.version, solver_grains, solver_cap,
+                                               bed->contacts, why, size));
   }
   fclose(f);
   if (fail) {
@@ -282,7 +335,7 @@ int mjg_bedfile_read(const char* path, int cap, double radius, grnModel model, m
     bed->contacts = NULL;
   }
   bed->model = model;
-  if (check_crowding(bed, radius, why, size)) {
+  if (check_crowding(bed, kind->reach, why, size)) {
     mjg_bed_free(bed);
     return -1;
   }

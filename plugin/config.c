@@ -419,14 +419,11 @@ static int read_shapes(const mjModel* m, int instance, mjgConfig* cfg, char* msg
                              "mesh grains move as rigid clumps under models pj and dem; model "
                              "'pbd' has none");
   }
-  if (mjg_config_value(m, instance, "bed_file")) {
-    return mjg_config_refuse(msg, size, "bed_file", mjg_config_value(m, instance, "bed_file"),
-                             "bed files hold spheres; key 'shape' names meshes");
-  }
-  if (!mjg_config_value(m, instance, "count")) {
+  if (!mjg_config_value(m, instance, "count") && !mjg_config_value(m, instance, "bed_file")) {
     return mjg_config_refuse(msg, size, "count", NULL,
-                             "is missing: with mesh grains (key 'shape') give the capacity, as "
-                             "MuJoCo sizes plugin_state before it compiles the meshes");
+                             "is missing: with mesh grains (key 'shape') give the capacity, or a "
+                             "'bed_file', as MuJoCo sizes plugin_state before it compiles the "
+                             "meshes");
   }
   return compiled ? 0 : 1;
 }

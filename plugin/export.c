@@ -1,13 +1,16 @@
 // functions exported by name (see export.h).
 #include "export.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "config.h"
 #include "geoms.h"
 #include "grn_solver.h"  // the contact-state arrays
+#include "bed.h"
 #include "settle.h"
 #include "state.h"
+#include "terrain.h"
 
 long long mjgranular_settle_runs(void) { return mjg_settle_runs(); }
 
@@ -60,6 +63,27 @@ int mjgranular_state_part(const mjModel* m, int instance, const char* name, long
     return 0;
   }
   return -1;
+}
+
+double mjgranular_fill_count(const mjModel* m, int instance, const double* fill) {
+  mjgConfig cfg;
+  if (terrain_config(m, instance, &cfg) || (!fill && !cfg.has_fill)) return -1;
+  return mjg_bed_count(fill ? fill : cfg.fill, cfg.reach, cfg.spacing, NULL);
+}
+
+int mjgranular_grain_types(const mjModel* m, const mjData* d, int instance, int* ntype,
+                           unsigned long long* hash, double* mass) {
+  mjgConfig cfg;
+  if (!d || !ntype || !hash || terrain_config(m, instance, &cfg)) return -1;
+  const mjgTerrain* t = (const mjgTerrain*)d->plugin_data[instance];
+  if (!t) return -1;
+  *ntype = t->clumps ? t->clumps->ntype : 1;
+  *hash = mjg_grain_types_hash(t->clumps);
+  for (int k = 0; mass && k < *ntype; k++) {
+    mass[k] = t->clumps ? t->clumps->type[k].mass
+                        : cfg.density * 4 * M_PI / 3 * cfg.radius * cfg.radius * cfg.radius;
+  }
+  return 0;
 }
 
 int mjgranular_state_version(void) { return MJG_STATE_VERSION; }

@@ -35,6 +35,20 @@ MJG_EXPORT double mjgranular_timestep(const mjModel* m, int instance);
 MJG_EXPORT int mjgranular_state_part(const mjModel* m, int instance, const char* name,
                                      long long* offset, long long* length);
 
+// Grains of terrain instance `instance` of m that the fill lattice puts into the box fill (lo[3],
+// hi[3]; NULL: key fill's) at its config's spacing and grain size (mesh grains: the largest's
+// bounding radius about its centre of mass, known once the meshes are compiled): the `count`
+// such a bed needs. -1 when the instance is not a valid terrain or there is no box.
+MJG_EXPORT double mjgranular_fill_count(const mjModel* m, int instance, const double* fill);
+
+// The grain types of terrain instance `instance` of m in d (its plugin_data): their count (1 for
+// spheres) and fingerprint (mjg_grain_types_hash: 0 for spheres), as a bed file records them, and
+// when mass is not NULL each type's mass [kg] into mass (room for *ntype: ask without it first;
+// spheres of mixed radii: the largest's). 0 on success, -1 for an instance that is not a terrain or has no
+// data.
+MJG_EXPORT int mjgranular_grain_types(const mjModel* m, const mjData* d, int instance, int* ntype,
+                                      unsigned long long* hash, double* mass);
+
 // The layout version of plugin_state blocks this library writes.
 MJG_EXPORT int mjgranular_state_version(void);
 

@@ -242,6 +242,7 @@ int mjg_grain_types_make(const mjModel* m, int instance, const mjgConfig* cfg, m
     c->mass = (float)t->mass;
     for (int i = 0; i < 3; i++) c->inertia[i] = (float)t->inertia[i];
     for (int s = 0; s < t->nsphere; s++) out->radius = fmaxf(out->radius, t->sphere[4 * s + 3]);
+    out->bound = fmax(out->bound, t->bound);
   }
   mjg_grain_types_free(&meshes);
   if (fail) {
@@ -250,6 +251,26 @@ int mjg_grain_types_make(const mjModel* m, int instance, const mjgConfig* cfg, m
     return -1;
   }
   return 0;
+}
+
+// FNV-1a of n bytes, continuing from h
+static uint64_t fnv1a(uint64_t h, const void* bytes, size_t n) {
+  const unsigned char* b = (const unsigned char*)bytes;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
+  return h;
+}
+
+uint64_t mjg_grain_types_hash(const mjgGrainTypes* types) {
+  if (!types) return 0;
+  uint64_t h = fnv1a(1469598103934665603ull, &types->ntype, sizeof(int));
+  for (int k = 0; k < types->ntype; k++) {
+    const grnClumpType* c = types->clump + k;
+    h = fnv1a(h, &c->nsphere, sizeof(int));
+    h = fnv1a(h, c->spheres, 4 * (size_t)c->nsphere * sizeof(float));
+    h = fnv1a(h, &c->mass, sizeof(float));
+    h = fnv1a(h, c->inertia, sizeof(c->inertia));
+  }
+  return h ? h : 1;  // 0 means spheres
 }
 
 // the lines reported so far in this process, by their hashes (FNV-1a); past the table's size
@@ -261,8 +282,7 @@ static pthread_mutex_t g_report_lock = PTHREAD_MUTEX_INITIALIZER;
 
 // 1 the first time this line is seen in the process
 static int first_report(const char* line) {
-  uint64_t h = 1469598103934665603ull;
-  for (const char* c = line; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+  uint64_t h = fnv1a(1469598103934665603ull, line, strlen(line));
   pthread_mutex_lock(&g_report_lock);
   int seen = 0;
   for (int i = 0; i < g_nreported && !seen; i++) seen = g_reported[i] == h;

@@ -4,6 +4,8 @@
 #ifndef MJGRANULAR_PLUGIN_GRAIN_TYPES_H_
 #define MJGRANULAR_PLUGIN_GRAIN_TYPES_H_
 
+#include <stdint.h>
+
 #include <mujoco/mujoco.h>
 
 #include "clump_fit.h"
@@ -41,6 +43,7 @@ typedef struct mjgGrainTypes_ {
   mjgGrainType* type;       // one per name, in the order named                       (ntype)
   grnClumpType* clump;      // the types as the solver takes them (mjg_grain_types_make) (ntype)
   float radius;             // the largest sphere of any type (mjg_grain_types_make)      [m]
+  double bound;             // the largest type's bound (mjg_grain_types_make)            [m]
 } mjgGrainTypes;
 
 // Build a grain type for each of the nmesh meshes of m named in names, at density [kg/m^3],
@@ -67,6 +70,10 @@ int mjg_grain_types_make(const mjModel* m, int instance, const mjgConfig* cfg, m
 // failure (a mesh that bounds no solid) -1 with the mesh and the cause in why.
 int mjg_grain_mesh_size(const mjModel* m, int id, double* reach, double* equal, char* why,
                         int why_size);
+
+// A fingerprint of the types' clumps as the solver takes them (spheres, mass, moments, in order):
+// equal types give equal fingerprints in every process; 0 for NULL (a terrain of spheres).
+uint64_t mjg_grain_types_hash(const mjgGrainTypes* types);
 
 // Say on stderr how each mesh type's spheres fill its mesh (spheres, volume and surface deviation,
 // mass), once per process for each distinct line: rollouts make an mjData after another.

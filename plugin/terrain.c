@@ -133,8 +133,10 @@ static int make_bed(mjgTerrain* t, const mjModel* m, mjData* d, int instance, ch
   char why[MJG_MSG_SIZE - 128];
   const char* path = mjg_config_value(m, instance, "bed_file");
   if (path) {
-    if (mjg_bedfile_read(path, t->cap, t->cfg.radius, t->cfg.model, &t->own, why,
-                         sizeof(why))) {
+    // a mesh grain's radius is its bound, which its spheres may set
+    mjgBedKind kind = {t->cfg.radius, t->clumps ? t->clumps->bound : t->cfg.reach, t->cfg.spheres,
+                       t->clumps ? t->clumps->ntype : 1, mjg_grain_types_hash(t->clumps)};
+    if (mjg_bedfile_read(path, t->cap, &kind, t->cfg.model, &t->own, why, sizeof(why))) {
       return refuse_key(m, instance, "bed_file", why, msg, size);
     }
   } else {

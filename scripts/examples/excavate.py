@@ -248,14 +248,15 @@ class Run:
 class Dig(Run):
   """The run with sand: also the grains in the scoop, their weight's torque, the wrench."""
 
-  def __init__(self, model, data, controller, path, grain_mass, radius):
+  def __init__(self, model, data, controller, path, masses, radius):
     super().__init__(model, data, controller, path)
     self.radius = radius
     self.grains = mjgranular.grains(model, data)
     self.scoop = model.body(franka_scene.SCOOP).id
-    self.grain_mass = grain_mass
+    self.masses = masses               # each grain's mass [kg] (its type's)
     self.surface = math.inf            # the settled surface, once known (nothing carried before)
-    for k in ("count", "mass", "centre", "weight_torque", "wrench", "carried", "carried_torque"):
+    for k in ("count", "mass", "centre", "weight_torque", "wrench", "carried", "carried_mass",
+              "carried_torque"):
       self.rows[k] = []
 
   def step(self):
@@ -266,18 +267,21 @@ class Dig(Run):
     pos = self.grains.positions
     inside = in_bucket(m, d, pos, self.radius)
     count = int(inside.sum())
-    mass = count * self.grain_mass
-    centre = pos[inside].mean(axis=0) if count else d.xipos[self.scoop].copy()
+    mass = float(self.masses[inside].sum())
+    centre = (np.average(pos[inside], axis=0, weights=self.masses[inside]) if count
+              else d.xipos[self.scoop].copy())
     self.rows["count"].append(count)
     self.rows["mass"].append(mass)
     self.rows["centre"].append(centre)
     self.rows["weight_torque"].append(weight_torque(m, d, mass, centre)[self.ctrl.dofs])
     self.rows["wrench"].append(self.grains.wrenches[self.scoop].copy())
     held = carried(m, d, pos, self.surface)
+    held_mass = float(self.masses[held].sum())
     self.rows["carried"].append(int(held.sum()))
+    self.rows["carried_mass"].append(held_mass)
     self.rows["carried_torque"].append(
-        weight_torque(m, d, held.sum() * self.grain_mass,
-                      pos[held].mean(axis=0) if held.any() else centre)[self.ctrl.dofs])
+        weight_torque(m, d, held_mass, np.average(pos[held], axis=0, weights=self.masses[held])
+                      if held.any() else centre)[self.ctrl.dofs])
     return wall
 
 
@@ -312,6 +316,7 @@ def coupling_check(dig, empty, path):
         "expected_nm": [round(float(v), 4) for v in expected],
         "relative_error": round(error, 4),
         "carried_grains": float(mean_over(dig.rows, "carried", span)),
+        "carried_mass_kg": float(mean_over(dig.rows, "carried_mass", span)),
         "carried_nm": [round(float(v), 4) for v in held],
         "carried_relative_error": round(held_error, 4),
     }
@@ -324,15 +329,17 @@ def main():
   bed = "quick" if args.quick else "full"
   spec, source = franka_scene.build(bed, args.soil)
   config = spec.plugins[0].config
-  radius, density = float(config["radius"]), float(config["density"])
-  grain_mass = density * 4.0 / 3.0 * math.pi * radius ** 3
   box = franka_scene.BEDS[bed][0]
   model = spec.compile()
   data = mujoco.MjData(model)
   grains = mjgranular.grains(model, data)
+  # each grain's mass and the largest grain's radius (mesh grains: their bounding spheres')
+  masses = mjgranular.grain_types(model, data)[2][grains.types.astype(int)]
+  radius = float(grains.radii.max())
+  grain_mass = float(masses.mean())
   nsub = mjgranular.substeps(model, float(config["timestep"]))
   print(f"excavate: bed {bed}, soil {args.soil}: {grains.count} grains of "
-        f"{grain_mass * 1e3:.3f} g, step {model.opt.timestep * 1e3:g} ms in {nsub} granular "
+        f"{grain_mass * 1e3:.3f} g (mean), step {model.opt.timestep * 1e3:g} ms in {nsub} granular "
         f"substeps; Panda: {source}", flush=True)
 
   # start: the scoop high above the box while the bed settles
@@ -341,7 +348,7 @@ def main():
   _, pos, pitch, _, _ = path(0.0)
   miss = controller.place(data, pos, pitch_matrix(pitch))
   print(f"excavate: start pose reached within {miss * 1e3:.2f} mm", flush=True)
-  dig = Dig(model, data, controller, path, grain_mass, radius)
+  dig = Dig(model, data, controller, path, masses, radius)
   # snapshots of the arm and the grains to render afterwards (excavate_media.py)
   shots = {"label": [], "time": [], "qpos": [], "grains": []}
   movie = {"time": [], "qpos": [], "grains": []}
@@ -417,6 +424,8 @@ def main():
       "pss": grains.count * nsub * steps / wall,
       "dig_speed_x_realtime": (dig_end - dig_start) / dig_wall,
       "in_scoop_after_lift": int(np.array(dig.rows["count"])[t <= path.phase_times("hold")[1]][-1]),
+      "mass_in_scoop_after_lift_kg":
+          float(np.array(dig.rows["mass"])[t <= path.phase_times("hold")[1]][-1]),
       "max_in_scoop": int(max(dig.rows["count"])),
       "coupling": check,
       "cpus": os.cpu_count(),
@@ -433,13 +442,13 @@ def main():
   print(f"excavate: {data.time:.2f} s simulated in {wall:.0f} s wall: "
         f"{summary['speed_x_realtime']:.4f}x real time, {summary['pss'] / 1e6:.2f} M PSS")
   print(f"excavate: grains in the scoop after the lift: {summary['in_scoop_after_lift']} "
-        f"({summary['in_scoop_after_lift'] * grain_mass * 1e3:.0f} g)")
+        f"({summary['mass_in_scoop_after_lift_kg'] * 1e3:.0f} g)")
   for name, c in check.items():
     print(f"excavate: {name}: {c['grains']:.0f} grains ({c['mass_kg'] * 1e3:.0f} g), granular "
           f"force z {c['wrench_fz_n']:+.2f} N vs weight {-c['mass_kg'] * 9.81:+.2f} N; joint torque "
           f"full - empty {c['measured_nm']} vs J^T m g {c['expected_nm']} N m: "
           f"off by {c['relative_error'] * 100:.1f}%; against all {c['carried_grains']:.0f} "
-          f"grains carried ({c['carried_grains'] * grain_mass * 1e3:.0f} g): "
+          f"grains carried ({c['carried_mass_kg'] * 1e3:.0f} g): "
           f"{c['carried_nm']} N m, off by {c['carried_relative_error'] * 100:.1f}%")
   print(f"excavate: wrote {args.out}", flush=True)
   if not args.no_media:

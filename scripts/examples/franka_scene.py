@@ -54,10 +54,14 @@ BEDS = {
 # soils: the terrain config keys each sets over the stage's (plugin/README.md, "Config keys").
 # cohesive: a touching contact pulls with up to adhesion x pi r^2 (40 mN for these 4 mm grains,
 # 6 times a grain's weight) and resists sliding with that much more; the value of
-# models/cohesive_cut.xml, whose 8 cm bank stands with a vertical face from 500 Pa
+# models/cohesive_cut.xml, whose 8 cm bank stands with a vertical face from 500 Pa. gravel: the
+# stones of models/gravel.xml (ROCKS), 8 to 16 mm, each a clump of 8 spheres
+ROCKS = ("rock_a", "rock_b", "rock_c")
 SOILS = {
     "dry": {},
     "cohesive": {"adhesion": "800"},
+    "gravel": {"shape": " ".join(ROCKS), "clump_spheres": "8", "density": "2650",
+               "friction": "0.6", "spacing": "2.2"},
 }
 
 
@@ -79,7 +83,22 @@ def _sand_box(spec, bed, soil):
     config["fill"] = f"{x0} {y0} 0.004  {x1} {y1} {top}"
   config["bodies"] = SCOOP
   config.update(SOILS[soil])
+  if "shape" in config:
+    for rock in ROCKS:
+      spec.add_mesh(name=rock, file=os.path.join(ROOT, "models", "assets", rock + ".obj"))
+    if top is not None:
+      config["count"] = str(_fill_count(spec, config))
   spec.plugins[0].config = config
+
+
+def _fill_count(spec, config):
+  """Grains the fill box holds: mesh grains' size is known only to a compiled model, so compile
+  the terrain once empty (no fill) and ask it."""
+  import mjgranular
+  probe = dict(config, count="1")
+  fill = [float(v) for v in probe.pop("fill").split()]
+  spec.plugins[0].config = probe
+  return mjgranular.fill_count(spec.compile(), 0, fill)
 
 
 def _actuate(spec):

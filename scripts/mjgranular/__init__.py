@@ -25,12 +25,13 @@ import warnings
 from mjgranular.bedfile import Bed, load_bed, save_bed
 from mjgranular.loader import PLUGIN_NAME, PluginCopyError, library, load_plugin, plugin_path
 from mjgranular.scenes import configured, models_dir, scene, scenes, terrain_config
-from mjgranular.state import (Grains, contact_arrays, grains, radius, state_part, substeps,
-                              timestep)
+from mjgranular.state import (Grains, contact_arrays, fill_count, grain_types, grains, radius,
+                              state_part, substeps, timestep)
 
 __all__ = ["Bed", "Grains", "PLUGIN_NAME", "PluginCopyError", "configured", "contact_arrays",
-           "grains", "library", "load_bed", "load_plugin", "models_dir", "plugin_path", "radius",
-           "save_bed", "scene", "scenes", "state_part", "substeps", "terrain_config", "timestep"]
+           "fill_count", "grain_types", "grains", "library", "load_bed", "load_plugin", "models_dir",
+           "plugin_path", "radius", "save_bed", "scene", "scenes", "state_part", "substeps",
+           "terrain_config", "timestep"]
 
 # the environments are registered whenever gymnasium is there to take them; a gymnasium that
 # fails to import must not keep `import mujoco` (this package's entry point) from the plugin

@@ -113,8 +113,9 @@ def library():
     """The plugin library as a ctypes handle, the copy this process has loaded (loaded by
     load_plugin when there is none; never a second copy): mjgranular_settle_runs(),
     mjgranular_grid_builds(),
-    mjgranular_radius(model, instance), mjgranular_timestep(model, instance), and the
-    plugin_state and contact-state layouts."""
+    mjgranular_radius(model, instance), mjgranular_timestep(model, instance),
+    mjgranular_grain_types(model, data, instance, ...), and the plugin_state and contact-state
+    layouts."""
     global _loaded
     if _loaded is None:
         _loaded = _already_loaded()
@@ -133,6 +134,11 @@ def library():
     lib.mjgranular_state_part.restype = c_int
     lib.mjgranular_state_part.argtypes = [ctypes.c_void_p, c_int, ctypes.c_char_p, ptr(ll), ptr(ll)]
     lib.mjgranular_state_version.restype = c_int
+    lib.mjgranular_fill_count.restype = ctypes.c_double
+    lib.mjgranular_fill_count.argtypes = [ctypes.c_void_p, c_int, ptr(ctypes.c_double)]
+    lib.mjgranular_grain_types.restype = c_int
+    lib.mjgranular_grain_types.argtypes = [ctypes.c_void_p, ctypes.c_void_p, c_int, ptr(c_int),
+                                           ptr(ctypes.c_ulonglong), ptr(ctypes.c_double)]
     lib.mjgranular_contact_array.restype = c_int
     lib.mjgranular_contact_array.argtypes = [c_int, c_int, ptr(ctypes.c_char_p), ptr(ll),
                                              ptr(c_int), ptr(c_int), ptr(c_int)]

@@ -65,6 +65,33 @@ def timestep(model, instance=0):
     return dt
 
 
+def fill_count(model, instance=0, fill=None):
+    """Grains the fill lattice of terrain instance `instance` puts into the box `fill` (xlo ylo
+    zlo xhi yhi zhi [m]; None: its key fill) at its spacing and grain size: the `count` such a
+    bed needs. With mesh grains the size is the largest grain's bounding radius, which only a
+    compiled model knows: compile the terrain with any count and no fill, then ask."""
+    box = None if fill is None else (ctypes.c_double * 6)(*fill)
+    n = library().mjgranular_fill_count(model._address, instance, box)
+    if n < 0:
+        raise ValueError(f"plugin instance {instance} is not a valid {PLUGIN_NAME} instance, or "
+                         "there is no fill box")
+    return int(n)
+
+
+def grain_types(model, data, instance=0):
+    """(count, fingerprint, masses) of terrain instance `instance`'s grain types in data (an
+    MjData): for a terrain of spheres 1, 0 and the mass of a sphere of its radius (the largest);
+    a bed file records the first two. masses [kg]: one per type, in the order of key shape."""
+    ntype, fingerprint = ctypes.c_int(), ctypes.c_ulonglong()
+    args = (model._address, data._address, instance, ctypes.byref(ntype), ctypes.byref(fingerprint))
+    if library().mjgranular_grain_types(*args, None):
+        raise ValueError(f"plugin instance {instance} is not a valid {PLUGIN_NAME} instance "
+                         "with data")
+    mass = (ctypes.c_double * ntype.value)()
+    library().mjgranular_grain_types(*args, mass)
+    return ntype.value, fingerprint.value, np.array(mass)
+
+
 class Grains:
     """Numpy views of one terrain instance's plugin_state (they share memory with the data).
 

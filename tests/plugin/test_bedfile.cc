@@ -35,7 +35,12 @@ struct BedFile {
   std::vector<float> pos, vel, angvel;  // (n x 3); angvel from version 2 on
   std::vector<float> orient;            // (n x 4), from version 3 on
   std::vector<float> radii;             // (n), from version 2 on
-  std::vector<char> contacts;           // layout for capacity n, when flags & 1
+  // from version 4 on: solver spheres per grain, grain types, their fingerprint, each grain's
+  // type (n)
+  uint32_t spheres = 1, ntype = 1;
+  uint64_t fingerprint = 0;
+  std::vector<uint32_t> types;
+  std::vector<char> contacts;           // layout for capacity n spheres, when flags & 1
 };
 
 template <typename T>
@@ -53,11 +58,17 @@ std::vector<char> Encode(const BedFile& f) {
   Put(&out, f.n);
   Put(&out, (uint32_t)0);
   Put(&out, f.radius);
+  if (f.version > 3) {
+    Put(&out, f.spheres);
+    Put(&out, f.ntype);
+    Put(&out, f.fingerprint);
+  }
   for (float v : f.pos) Put(&out, v);
   for (float v : f.vel) Put(&out, v);
   for (float v : f.angvel) Put(&out, v);
   for (float v : f.orient) Put(&out, v);
   for (float v : f.radii) Put(&out, v);
+  for (uint32_t t : f.types) Put(&out, t);
   out.insert(out.end(), f.contacts.begin(), f.contacts.end());
   return out;
 }
@@ -93,9 +104,9 @@ std::vector<char> ContactsForN(const char* block, int cap, int n, int version) {
   return out;
 }
 
-// a file of the grains (and contacts) in d's state, in format version 3, 2 (no orientations) or
-// 1 (no spins either)
-BedFile Save(const mjModel* m, mjData* d, bool contacts, int version = 3) {
+// a file of the grains (and contacts) in d's state, in format version 4, 3 (no types), 2 (no
+// orientations either) or 1 (no spins either)
+BedFile Save(const mjModel* m, mjData* d, bool contacts, int version = 4) {
   auto g = GrainsOf(m, d);
   BedFile f;
   f.version = version;
@@ -108,6 +119,7 @@ BedFile Save(const mjModel* m, mjData* d, bool contacts, int version = 3) {
     }
     for (int a = 0; version > 2 && a < 4; a++) f.orient.push_back((float)g.orient(i)[a]);
     if (version > 1) f.radii.push_back((float)*g.radius(i));
+    if (version > 3) f.types.push_back((uint32_t)*g.type(i));
   }
   if (contacts) {
     f.flags = 1;
@@ -319,9 +331,28 @@ TEST(BedFile, BadFilesAreRefusedNamingTheKeyAndTheCause) {
   std::vector<char> magic = bytes;
   magic[0] = 'X';
   EXPECT_NE(Refused("magic", magic).find("not a bed file"), std::string::npos);
-  BedFile v4 = good;
+  BedFile v4 = good;  // a file of grain types: what a terrain of spheres refuses
   v4.version = 4;
-  EXPECT_NE(Refused("version", Encode(v4)).find("format version 4"), std::string::npos);
+  v4.types = {0, 0};
+  EXPECT_TRUE(LoadXml(BedXml(WriteFile("v4", Encode(v4))))) << "version 4 of spheres loads";
+  v4.types = {0, 1};
+  EXPECT_NE(Refused("type", Encode(v4)).find("type of grain 1, 1, is not one of its 1 types"),
+            std::string::npos);
+  v4.types = {0, 0};
+  v4.ntype = 2;
+  EXPECT_NE(Refused("ntype", Encode(v4)).find("2 types"), std::string::npos);
+  v4.ntype = 1;
+  v4.fingerprint = 0x1234;
+  EXPECT_NE(Refused("fingerprint", Encode(v4)).find("fingerprint 0000000000001234"),
+            std::string::npos);
+  v4.fingerprint = 0;
+  v4.spheres = 8;
+  EXPECT_NE(Refused("spheres", Encode(v4)).find("8 spheres per grain"), std::string::npos);
+  v4.spheres = 0;
+  EXPECT_NE(Refused("no spheres", Encode(v4)).find("0 solver spheres"), std::string::npos);
+  BedFile v5 = good;
+  v5.version = 5;
+  EXPECT_NE(Refused("version", Encode(v5)).find("format version 5"), std::string::npos);
   BedFile unnormalised = good;
   unnormalised.orient[5] = 0.5f;
   EXPECT_NE(Refused("orientation", Encode(unnormalised))

@@ -99,8 +99,8 @@ def hold_torque(spec, pose, seconds):
     path = excavate.Path(None, seconds)
     path.knots = [(0.0, "hold", pose), (seconds, "hold", pose)]
     controller.place(d, np.array([pose[0], 0.0, pose[1]]), excavate.pitch_matrix(pose[2]))
-    grain_mass = 2500 * 4 / 3 * math.pi * 0.004 ** 3
-    run = excavate.Dig(m, d, controller, path, grain_mass, 0.004)
+    masses = np.full(mjgranular.grains(m, d).count, 2500 * 4 / 3 * math.pi * 0.004 ** 3)
+    run = excavate.Dig(m, d, controller, path, masses, 0.004)
     while d.time < seconds - 1e-9:
         run.step()
     span = (seconds - 0.15, seconds)

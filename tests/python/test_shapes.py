@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import mujoco
 import mujoco.rollout
@@ -155,3 +156,46 @@ def test_gravel_scene_carries_the_box_on_its_stones():
     assert np.linalg.norm(d.cvel[box, :3]) < 0.02 and np.linalg.norm(d.cvel[box, 3:]) < 1e-3
     weight = m.body_mass[box] * 9.81
     assert abs(g.forces()[box, 2] - weight) < 0.02 * weight, (g.forces()[box], weight)
+
+
+def test_bed_file_of_mesh_grains_continues_the_run_bit_for_bit(tmp_path):
+    """save_bed of a bed of cubes and spheres, loaded by a model of the same shape keys with
+    bed_file (count the saved model's, else the file's grains), starts from exactly those grains and contacts and steps as
+    the saved run steps; a terrain of other grain types refuses the file naming the key."""
+    mjgranular.load_plugin()
+    m = mujoco.MjModel.from_xml_string(SCENE)
+    d = mujoco.MjData(m)
+    for _ in range(25):
+        mujoco.mj_step(m, d)
+    path = tmp_path / "gravel.mjgbed"
+    mjgranular.save_bed(path, m, d)
+    bed = mjgranular.load_bed(path)
+    g = mjgranular.grains(m, d)
+    assert bed.spheres == 8 and bed.ntype == 2 and bed.fingerprint != 0
+    assert np.array_equal(bed.types, g.types)
+
+    loaded_xml = SCENE.replace('<config key="fill" value="-0.04 -0.04 0.005  0.04 0.04 0.05"/>',
+                               f'<config key="bed_file" value="{path}"/>')
+    # without count the capacity is the file's grains
+    exact = mujoco.MjModel.from_xml_string(loaded_xml.replace('<config key="count" value="200"/>',
+                                                              ""))
+    assert mjgranular.grains(exact, mujoco.MjData(exact)).capacity == g.count
+    m2 = mujoco.MjModel.from_xml_string(loaded_xml)
+    d2 = mujoco.MjData(m2)
+    h = mjgranular.grains(m2, d2)
+    assert h.count == g.count
+    for part in ("positions", "velocities", "angular_velocities", "orientations", "radii",
+                 "types"):
+        assert np.array_equal(getattr(h, part), getattr(g, part)), part
+    assert np.array_equal(h.contacts, g.contacts)
+    # the box is not in the file: put it where the saved run has it, then step both
+    d2.qpos[:], d2.qvel[:] = d.qpos, d.qvel
+    for _ in range(20):
+        mujoco.mj_step(m, d)
+        mujoco.mj_step(m2, d2)
+    assert h.positions.tobytes() == g.positions.tobytes()
+    assert h.contacts.tobytes() == g.contacts.tobytes()
+
+    other = loaded_xml.replace('value="cube sphere"', 'value="sphere cube"')
+    with pytest.raises(ValueError, match="config key 'bed_file'.*fingerprint"):
+        mujoco.MjModel.from_xml_string(other)
