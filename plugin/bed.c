@@ -10,18 +10,20 @@
 
 #include "state.h"
 
-int mjg_bed_alloc(mjgBed* bed, int cap, int contacts, double radius) {
+int mjg_bed_alloc(mjgBed* bed, int cap, int spheres, int contacts, double radius) {
   memset(bed, 0, sizeof(*bed));
   size_t c = cap > 0 ? (size_t)cap : 1;
   bed->cap = cap;
+  bed->spheres = spheres;
   bed->pos = (mjtNum*)calloc(3 * c, sizeof(mjtNum));
   bed->vel = (mjtNum*)calloc(3 * c, sizeof(mjtNum));
   bed->angvel = (mjtNum*)calloc(3 * c, sizeof(mjtNum));
   bed->orient = (mjtNum*)calloc(4 * c, sizeof(mjtNum));
   bed->radius = (mjtNum*)calloc(c, sizeof(mjtNum));
-  size_t nc = (size_t)mjg_state_contact_size(cap);
+  bed->type = (mjtNum*)calloc(c, sizeof(mjtNum));
+  size_t nc = mjg_state_contact_size(cap, spheres);
   if (contacts) bed->contacts = (mjtNum*)calloc(nc ? nc : 1, sizeof(mjtNum));
-  if (!bed->pos || !bed->vel || !bed->angvel || !bed->orient || !bed->radius ||
+  if (!bed->pos || !bed->vel || !bed->angvel || !bed->orient || !bed->radius || !bed->type ||
       (contacts && !bed->contacts)) {
     mjg_bed_free(bed);
     return -1;
@@ -42,13 +44,14 @@ void mjg_bed_free(mjgBed* bed) {
   free(bed->angvel);
   free(bed->orient);
   free(bed->radius);
+  free(bed->type);
   free(bed->contacts);
   memset(bed, 0, sizeof(*bed));
 }
 
 void mjg_bed_write(const mjgBed* bed, int nbody, mjtNum* state) {
   int cap = bed->cap;
-  mju_zero(state, mjg_state_size(cap, nbody));
+  mju_zero(state, mjg_state_size(cap, bed->spheres, nbody));
   state[MJG_STATE_COUNT] = bed->n;
   state[MJG_STATE_RESERVED] = 0;
   state[MJG_STATE_LAYOUT] = MJG_STATE_VERSION;
@@ -58,9 +61,10 @@ void mjg_bed_write(const mjgBed* bed, int nbody, mjtNum* state) {
   memcpy(mjg_state_angvel(state, cap), bed->angvel, 3 * (size_t)bed->n * sizeof(mjtNum));
   memcpy(mjg_state_orient(state, cap), bed->orient, 4 * (size_t)cap * sizeof(mjtNum));
   memcpy(mjg_state_radius(state, cap), bed->radius, (size_t)cap * sizeof(mjtNum));
+  memcpy(mjg_state_type(state, cap), bed->type, (size_t)cap * sizeof(mjtNum));
   if (bed->contacts) {
     memcpy(mjg_state_contacts(state, cap, nbody), bed->contacts,
-           mjg_state_contact_size(cap) * sizeof(mjtNum));
+           mjg_state_contact_size(cap, bed->spheres) * sizeof(mjtNum));
   }
 }
 
@@ -124,16 +128,50 @@ int mjg_bed_crowding(const mjgBed* bed, double cell, double corner[3]) {
   return most;
 }
 
-int mjg_bed_make(const mjgConfig* cfg, mjgBed* bed) {
+// a grain type drawn by the shares of cfg
+static int draw_type(const mjgConfig* cfg, uint64_t* rng) {
+  double u = 0.5 * (uniform_pm1(rng) + 1), sum = 0;
+  for (int k = 0; k < cfg->ntype - 1; k++) {
+    sum += cfg->type_mix[k];
+    if (u < sum) return k;
+  }
+  return cfg->ntype - 1;
+}
+
+// a uniformly random unit quaternion into q (w x y z), rounded to float as a state holds it
+// (Shoemake's subgroup algorithm)
+static void draw_orientation(uint64_t* rng, mjtNum q[4]) {
+  double u1 = 0.5 * (uniform_pm1(rng) + 1), u2 = 0.5 * (uniform_pm1(rng) + 1);
+  double u3 = 0.5 * (uniform_pm1(rng) + 1);
+  double a = sqrt(1 - u1), b = sqrt(u1);
+  double x[4] = {a * cos(2 * M_PI * u2), a * sin(2 * M_PI * u2), b * sin(2 * M_PI * u3),
+                 b * cos(2 * M_PI * u3)};
+  for (int i = 0; i < 4; i++) q[i] = (float)x[i];
+}
+
+// types, orientations and radii of the n grains of a bed of mesh grains, each from a stream of
+// its own
+static void draw_shapes(const mjgConfig* cfg, const mjgGrainTypes* types, int n, mjgBed* bed) {
+  uint64_t rng_type = (uint64_t)cfg->seed * 0xD1B54A32D192ED03ull + 11;
+  uint64_t rng_orient = (uint64_t)cfg->seed * 0x8CB92BA72F3D8DD7ull + 13;
+  for (int i = 0; i < n; i++) {
+    int k = draw_type(cfg, &rng_type);
+    bed->type[i] = k;
+    bed->radius[i] = (float)types->type[k].bound;
+    draw_orientation(&rng_orient, bed->orient + 4 * i);
+  }
+}
+
+int mjg_bed_make(const mjgConfig* cfg, const mjgGrainTypes* types, mjgBed* bed) {
   bed->model = cfg->model;
   if (!cfg->has_fill) return 0;
   mjtNum* pos = bed->pos;
   int dims[3];
-  double n = mjg_bed_count(cfg->fill, cfg->radius, cfg->spacing, dims);
+  double n = mjg_bed_count(cfg->fill, cfg->reach, cfg->spacing, dims);
   if (n <= 0 || n > cfg->count) return 0;
 
   // lattice centred in the fill box
-  double r = cfg->radius, spacing = cfg->spacing * r;
+  double r = cfg->reach, spacing = cfg->spacing * r;
   double start[3];
   for (int i = 0; i < 3; i++) {
     double used = (dims[i] - 1) * spacing;
@@ -163,6 +201,11 @@ int mjg_bed_make(const mjgConfig* cfg, mjgBed* bed) {
   }
   memset(bed->vel, 0, 3 * (size_t)n * sizeof(mjtNum));
   memset(bed->angvel, 0, 3 * (size_t)n * sizeof(mjtNum));
+
+  if (types) {
+    draw_shapes(cfg, types, (int)n, bed);
+    return (int)n;
+  }
 
   // radii from a stream of their own (so the positions of a bed do not depend on its sizes),
   // rounded to float as the state holds them

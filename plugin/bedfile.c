@@ -253,7 +253,7 @@ int mjg_bedfile_read(const char* path, int cap, double radius, grnModel model, m
     snprintf(why, size, "holds grains of radius %.9g m, but key 'radius' is %.9g m", info.radius,
              radius);
     fail = 1;
-  } else if (mjg_bed_alloc(bed, cap, info.has_contacts, radius)) {
+  } else if (mjg_bed_alloc(bed, cap, 1, info.has_contacts, radius)) {
     snprintf(why, size, "out of memory for %d grains", cap);
     fail = 1;
   }

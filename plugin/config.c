@@ -14,6 +14,8 @@
 
 #include "bed.h"
 #include "bedfile.h"
+#include "clump_fit.h"
+#include "grain_types.h"
 #include "input_limits.h"
 #include "state.h"
 
@@ -66,6 +68,10 @@ static const mjgAttr kAttr[] = {
   {"count",      mjgINT,     NULL,    "",      1, GRN_MAX_GRAINS, 0, OFF(count), -1, NULL},
   {"radius",     mjgRADII,   "0.005", "m",     0,    1e3,       1, OFF(radius), -1, NULL},
   {"density",    mjgREAL,    "2500",  "kg/m^3", 0,   1e6,       1, OFF(density), -1, NULL},
+  {"shape",      mjgTEXT,    NULL,    "",      0,    0,         0, 0, -1, NULL},
+  {"shape_mix",  mjgTEXT,    NULL,    "",      0,    0,         0, 0, -1, NULL},
+  {"clump_spheres", mjgINT, MJG_QUOTE(MJG_CLUMP_SPHERES_DEFAULT), "", 1, GRN_CLUMP_MAX_SPHERES, 0,
+   OFF(clump_spheres), -1, NULL},
   {"friction",   mjgREAL,    "0.5",   "",      0,    1e3,       0, OFF(friction), -1, NULL},
   {"rolling_friction", mjgREAL, MJG_QUOTE(GRN_DEFAULT_ROLLING), "", 0, 1e3, 0,
    OFF(rolling_friction), -1, NULL},
@@ -315,7 +321,7 @@ static double dem_time_scale(const mjgConfig* cfg) {
   grnParams p;
   mjtNum zero[3] = {0, 0, 0};
   mjg_config_params(cfg, 1, zero, 0, 0, &p);
-  return grn_dem_time_scale(&p, cfg->radius_min);
+  return grn_dem_time_scale(&p, cfg->smallest);
 }
 
 const char* mjg_config_value(const mjModel* m, int instance, const char* key) {
@@ -323,12 +329,115 @@ const char* mjg_config_value(const mjModel* m, int instance, const char* key) {
   return (v && !mjg_blank(v)) ? v : NULL;
 }
 
-// the most grains whose plugin_state MuJoCo can count, in a model of nbody bodies
-static int max_state_grains(int nbody) {
-  int lo = 0, hi = GRN_MAX_GRAINS;
+// key shape: the grain types, each the word sphere or the name of a mesh of m; key shape_mix:
+// their shares of the grains (default equal). Writes ntype, type_mesh, type_mix, spheres, reach
+// and smallest; -1 with a message naming the key. 1 when m's meshes are not compiled yet (when
+// mujoco sizes plugin_state): reach and smallest are then unknown (NAN)
+static int read_shapes(const mjModel* m, int instance, mjgConfig* cfg, char* msg, int size) {
+  const char* text = mjg_config_value(m, instance, "shape");
+  char why[MJG_MSG_SIZE - 128];
+  cfg->ntype = 1;
+  cfg->type_mesh[0] = -1;
+  const char* p = text;
+  for (int k = 0; p && !mjg_blank(p); k++) {
+    while (isspace((unsigned char)*p)) p++;
+    int len = 0;
+    while (p[len] && !isspace((unsigned char)p[len])) len++;
+    char name[128];
+    if (len >= (int)sizeof(name)) {
+      return mjg_config_refuse(msg, size, "shape", text, "holds a name longer than 127 bytes");
+    }
+    memcpy(name, p, len);
+    name[len] = 0;
+    p += len;
+    if (k == MJG_MAX_GRAIN_TYPES) {
+      snprintf(why, sizeof(why), "names more than %d grain types", MJG_MAX_GRAIN_TYPES);
+      return mjg_config_refuse(msg, size, "shape", text, why);
+    }
+    int sphere = !strcmp(name, "sphere"), mesh = sphere ? -1 : mj_name2id(m, mjOBJ_MESH, name);
+    if (!sphere && mesh < 0) {
+      snprintf(why, sizeof(why), "'%s' is neither 'sphere' nor the name of a mesh of the model",
+               name);
+      return mjg_config_refuse(msg, size, "shape", text, why);
+    }
+    for (int j = 0; j < k; j++) {
+      if (cfg->type_mesh[j] != mesh) continue;
+      snprintf(why, sizeof(why), "names '%s' twice", name);
+      return mjg_config_refuse(msg, size, "shape", text, why);
+    }
+    cfg->type_mesh[k] = mesh;
+    cfg->ntype = k + 1;
+  }
+
+  // the shares: numbers >= 0 that sum to 1
+  const char* mix = mjg_config_value(m, instance, "shape_mix");
+  for (int k = 0; k < cfg->ntype; k++) cfg->type_mix[k] = 1.0 / cfg->ntype;
+  if (mix) {
+    double sum = 0;
+    int ok = mjg_parse_reals(mix, cfg->type_mix, cfg->ntype);
+    for (int k = 0; ok && k < cfg->ntype; k++) {
+      ok = cfg->type_mix[k] >= 0;
+      sum += cfg->type_mix[k];
+    }
+    if (!ok || fabs(sum - 1) > 1e-6) {
+      snprintf(why, sizeof(why), "must be %d numbers >= 0 that sum to 1, a share of the grains "
+               "for each type of key 'shape'", cfg->ntype);
+      return mjg_config_refuse(msg, size, "shape_mix", mix, why);
+    }
+  }
+
+  // the sizes: a sphere's from key radius, a mesh's from its solid
+  cfg->reach = 0;
+  cfg->smallest = INFINITY;
+  int meshes = 0, compiled = 1;
+  for (int k = 0; k < cfg->ntype; k++) {
+    double reach = cfg->radius, equal = cfg->radius_min;
+    if (cfg->type_mesh[k] >= 0 && !m->mesh_vertnum[cfg->type_mesh[k]]) {
+      meshes = 1;
+      compiled = 0;
+      reach = equal = NAN;
+    } else if (cfg->type_mesh[k] >= 0) {
+      meshes = 1;
+      char cause[MJG_MSG_SIZE - 256];
+      if (mjg_grain_mesh_size(m, cfg->type_mesh[k], &reach, &equal, cause, sizeof(cause))) {
+        return mjg_config_refuse(msg, size, "shape", text, cause);
+      }
+    }
+    cfg->reach = compiled ? fmax(cfg->reach, reach) : NAN;
+    cfg->smallest = compiled ? fmin(cfg->smallest, equal) : NAN;
+  }
+  cfg->spheres = meshes ? cfg->clump_spheres : 1;
+  if (!meshes) return 0;
+
+  // what mesh grains do not take (yet)
+  if (cfg->radius_min < cfg->radius) {
+    return mjg_config_refuse(msg, size, "radius", mjg_config_value(m, instance, "radius"),
+                             "must be one radius when key 'shape' names meshes");
+  }
+  if (cfg->model == grnMODEL_PBD) {
+    return mjg_config_refuse(msg, size, "shape", text,
+                             "mesh grains move as rigid clumps under models pj and dem; model "
+                             "'pbd' has none");
+  }
+  if (mjg_config_value(m, instance, "bed_file")) {
+    return mjg_config_refuse(msg, size, "bed_file", mjg_config_value(m, instance, "bed_file"),
+                             "bed files hold spheres; key 'shape' names meshes");
+  }
+  if (!mjg_config_value(m, instance, "count")) {
+    return mjg_config_refuse(msg, size, "count", NULL,
+                             "is missing: with mesh grains (key 'shape') give the capacity, as "
+                             "MuJoCo sizes plugin_state before it compiles the meshes");
+  }
+  return compiled ? 0 : 1;
+}
+
+// the most grains of at most `spheres` spheres whose plugin_state MuJoCo can count, in a model of
+// nbody bodies
+static int max_state_grains(int spheres, int nbody) {
+  int lo = 0, hi = GRN_MAX_GRAINS / spheres;
   while (lo < hi) {
     int mid = lo + (hi - lo + 1) / 2;
-    if (mjg_state_size(mid, nbody) <= INT_MAX) lo = mid; else hi = mid - 1;
+    if (mjg_state_size(mid, spheres, nbody) <= INT_MAX) lo = mid; else hi = mid - 1;
   }
   return lo;
 }
@@ -346,6 +455,8 @@ int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, i
     if (parse_attr(a, value, cfg, msg, size)) return -1;
     if (given && a->has_offset >= 0) *(int*)((char*)cfg + a->has_offset) = 1;
   }
+  int sized = read_shapes(m, instance, cfg, msg, size);
+  if (sized < 0) return -1;
   int count_given = mjg_config_value(m, instance, "count") != NULL;
   const char* fill_text = mjg_config_value(m, instance, "fill");
   const char* bed_file = mjg_config_value(m, instance, "bed_file");
@@ -382,36 +493,46 @@ int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, i
     if (!count_given) cfg->count = info.n;
   }
 
-  // the fill box must hold at least one grain, and no more than count allows
-  if (cfg->has_fill) {
-    double need = mjg_bed_count(cfg->fill, cfg->radius, cfg->spacing, NULL);
+  // the fill box must hold at least one grain, and no more than count allows (mesh grains: once
+  // their meshes are compiled)
+  if (cfg->has_fill && sized == 0) {
+    double need = mjg_bed_count(cfg->fill, cfg->reach, cfg->spacing, NULL);
     char why[256];
     if (need <= 0) {
       snprintf(why, sizeof(why), "box is thinner than one grain (diameter %g m) on some axis",
-               2 * cfg->radius);
+               2 * cfg->reach);
       return mjg_config_refuse(msg, size, "fill", fill_text, why);
     }
     if (need > GRN_MAX_GRAINS) {
       snprintf(why, sizeof(why), "box needs %.4g grains of radius %g m, more than the limit %d",
-               need, cfg->radius, GRN_MAX_GRAINS);
+               need, cfg->reach, GRN_MAX_GRAINS);
       return mjg_config_refuse(msg, size, "fill", fill_text, why);
     }
     if (count_given && need > cfg->count) {
       snprintf(why, sizeof(why), "box needs %.0f grains of radius %g m, more than key 'count' = "
-               "'%d' allows", need, cfg->radius, cfg->count);
+               "'%d' allows", need, cfg->reach, cfg->count);
       return mjg_config_refuse(msg, size, "fill", fill_text, why);
     }
     if (!count_given) cfg->count = (int)need;
   }
 
+  // the solver holds each sphere of a mesh grain as a grain
+  if ((double)cfg->count * cfg->spheres > GRN_MAX_GRAINS) {
+    char why[256];
+    snprintf(why, sizeof(why), "%d grains of up to %d spheres each make more than the solver's "
+             "limit of %d spheres", cfg->count, cfg->spheres, GRN_MAX_GRAINS);
+    return mjg_config_refuse(msg, size, "clump_spheres",
+                             mjg_config_value(m, instance, "clump_spheres"), why);
+  }
+
   // a plugin_state MuJoCo can count (an int)
-  size_t state_size = mjg_state_size(cfg->count, m->nbody);
+  size_t state_size = mjg_state_size(cfg->count, cfg->spheres, m->nbody);
   if (state_size > INT_MAX) {
     const char* key = count_given ? "count" : cfg->has_fill ? "fill" : "bed_file";
     char why[256];
     snprintf(why, sizeof(why), "needs a plugin_state of %zu numbers for %d grains, more than "
              "MuJoCo's limit of %d; at most %d grains fit", state_size, cfg->count, INT_MAX,
-             max_state_grains(m->nbody));
+             max_state_grains(cfg->spheres, m->nbody));
     return mjg_config_refuse(msg, size, key, mjg_config_value(m, instance, key), why);
   }
 
@@ -434,13 +555,13 @@ int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, i
     cfg->timestep = GRN_DEM_DT_FRACTION * dem_time_scale(cfg);
   }
 
-  // mesh grids: one node per grain radius unless told
-  if (!cfg->has_sdf_cell) cfg->sdf_cell = cfg->radius;
+  // mesh grids: one node per grain radius unless told (mesh grains: the smallest one's)
+  if (!cfg->has_sdf_cell) cfg->sdf_cell = mjg_config_meshes(cfg) ? cfg->smallest : cfg->radius;
 
   // the cyclic range holds a few grains and the fill box
   if (cfg->has_cyclic_z) {
     const char* text = mjg_config_value(m, instance, "cyclic_z");
-    if (!(cfg->cyclic_z[1] - cfg->cyclic_z[0] > 4 * cfg->radius)) {
+    if (sized == 0 && !(cfg->cyclic_z[1] - cfg->cyclic_z[0] > 4 * cfg->reach)) {
       return mjg_config_refuse(msg, size, "cyclic_z", text,
                                "range must exceed two grain diameters");
     }
@@ -466,6 +587,13 @@ int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, i
       mjg_limits_settle(m, instance, cfg, why, sizeof(why))) {
     if (msg && size > 0) snprintf(msg, size, MJG_PLUGIN_NAME ": %s", why);
     return -1;
+  }
+  return 0;
+}
+
+int mjg_config_meshes(const mjgConfig* cfg) {
+  for (int k = 0; k < cfg->ntype; k++) {
+    if (cfg->type_mesh[k] >= 0) return 1;
   }
   return 0;
 }
@@ -504,7 +632,7 @@ int mjg_config_warning(const mjgConfig* cfg, char* msg, int size) {
     snprintf(msg, size, MJG_PLUGIN_NAME ": config key 'timestep' = '%g' is above %g s, %g of the "
              "contact time scale of the smallest grains (radius %g m): dem contacts will be "
              "inaccurate or unstable; the default is %g s", cfg->timestep, GRN_DEM_DT_LIMIT * time,
-             GRN_DEM_DT_LIMIT, cfg->radius_min, GRN_DEM_DT_FRACTION * time);
+             GRN_DEM_DT_LIMIT, cfg->smallest, GRN_DEM_DT_FRACTION * time);
     return 1;
   }
   return 0;

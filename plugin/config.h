@@ -10,6 +10,7 @@
 #define MJG_PLUGIN_NAME "mjgranular.terrain"
 #define MJG_MSG_SIZE 512          // size of error message buffers
 #define MJG_MAX_SIZE_RATIO 4      // largest radius over smallest that key radius allows
+#define MJG_MAX_GRAIN_TYPES 16    // most grain types key shape names
 
 // how visualize colours the grains (key color)
 typedef enum mjgColor_ {
@@ -27,6 +28,16 @@ typedef struct mjgConfig_ {
   double radius;            // grain radius; the largest with mixed sizes                [m]
   double radius_min;        // smallest grain radius (key radius "rmin rmax"); radius_min and
                             // radius are adjacent: the key writes both                    [m]
+  int ntype;                // grain types (key shape); 1 for a terrain of spheres
+  int type_mesh[MJG_MAX_GRAIN_TYPES];    // each type's mesh id; -1: a sphere (key radius)
+  double type_mix[MJG_MAX_GRAIN_TYPES];  // each type's share of the grains (key shape_mix)
+  int clump_spheres;        // most spheres fitted inside a mesh grain
+  int spheres;              // most solver spheres in one grain: clump_spheres with a mesh type,
+                            // else 1 (the contact state holds cap x spheres grains' contacts)
+  double reach;             // radius of the sphere about its centre of mass that bounds the
+                            // largest grain (spheres: radius)                             [m]
+  double smallest;          // radius of a sphere of the smallest grain's volume (spheres:
+                            // radius_min); sets dem's default substep                     [m]
   double density;           // grain density                                           [kg/m^3]
   double friction;          // coulomb coefficient between grains (pbd: the static one)
   int has_kinetic_friction; // 1: kinetic_friction was given
@@ -96,6 +107,9 @@ int mjg_config_refuse(char* msg, int size, const char* key, const char* value, c
 // settling at m's option timestep (input_limits.h). On failure return -1 and write a message
 // naming the key and its value into msg; on success return 0.
 int mjg_config_read(const mjModel* m, int instance, mjgConfig* cfg, char* msg, int msg_size);
+
+// 1 when a grain type of cfg is a mesh (key shape), else 0.
+int mjg_config_meshes(const mjgConfig* cfg);
 
 // Write into msg what in a config that loads the user should know (keys of the other contact
 // model, which it ignores; a dem substep too long for the contacts); returns 1 when there is

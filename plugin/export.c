@@ -46,10 +46,12 @@ int mjgranular_state_part(const mjModel* m, int instance, const char* name, long
     {"angular_velocities", (long long)mjg_state_offset(mjgSTATE_ANGVEL, cap, nbody), 3 * g},
     {"orientations", (long long)mjg_state_offset(mjgSTATE_ORIENT, cap, nbody), 4 * g},
     {"radii", (long long)mjg_state_offset(mjgSTATE_RADIUS, cap, nbody), g},
+    {"types", (long long)mjg_state_offset(mjgSTATE_TYPE, cap, nbody), g},
     {"wrenches", (long long)mjg_state_offset(mjgSTATE_WRENCH, cap, nbody), 6 * (long long)nbody},
     {"contacts", (long long)mjg_state_offset(mjgSTATE_CONTACTS, cap, nbody),
-     mjg_state_contact_size(cap)},
+     mjg_state_contact_size(cap, cfg.spheres)},
     {"grain_capacity", 0, g},
+    {"contact_capacity", 0, g * cfg.spheres},
   };
   for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
     if (strcmp(parts[i].name, name)) continue;

@@ -27,8 +27,10 @@ MJG_EXPORT double mjgranular_timestep(const mjModel* m, int instance);
 
 // Where part `name` of instance `instance`'s plugin_state block lies (state.h): its offset from
 // the block's start and its length, in mjtNums. Names: "count", "version", "model", "positions",
-// "velocities", "angular_velocities", "orientations", "radii", "wrenches", "contacts"; also
-// "grain_capacity" (offset 0, length: the capacity). 0 on success, -1 for an unknown name or an
+// "velocities", "angular_velocities", "orientations", "radii", "types", "wrenches", "contacts";
+// also "grain_capacity" (offset 0, length: the capacity) and "contact_capacity" (offset 0,
+// length: the grains the contact state is laid out for, the capacity times the most spheres in
+// one grain). 0 on success, -1 for an unknown name or an
 // instance that is not a valid terrain.
 MJG_EXPORT int mjgranular_state_part(const mjModel* m, int instance, const char* name,
                                      long long* offset, long long* length);

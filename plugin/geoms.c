@@ -63,7 +63,7 @@ int mjg_geom_collides(const mjModel* m, int g) {
 double mjg_mesh_margin(const mjgConfig* cfg) {
   grnParams p;
   grn_default_params(&p);
-  return cfg->radius * (1 + p.margin) + cfg->sdf_cell;
+  return cfg->reach * (1 + p.margin) + cfg->sdf_cell;
 }
 
 const char* mjg_mesh_name(const mjModel* m, int id, char* buf, int size) {

@@ -37,6 +37,16 @@ static float grid_margin(const float* vert, int nvert, float cell) {
   return cell * fmaxf(MJG_CLUMP_MARGIN_CELLS, ceilf(depth / cell));
 }
 
+// the largest distance of the vertices from c [m]
+static double vertex_reach(const float* vert, int nvert, const double c[3]) {
+  double reach = 0;
+  for (int v = 0; v < nvert; v++) {
+    double d[3] = {vert[3 * v] - c[0], vert[3 * v + 1] - c[1], vert[3 * v + 2] - c[2]};
+    reach = fmax(reach, sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]));
+  }
+  return reach;
+}
+
 // the type of mesh id: mass properties, then spheres fitted on the mesh's grid; 0, or -1 with the
 // cause in why
 static int build_type(const mjModel* m, int id, double density, int clump_spheres,
@@ -96,12 +106,14 @@ static int build_type(const mjModel* m, int id, double density, int clump_sphere
   t->nsphere = t->fit.count;
 
   // into the body frame: x_mesh = com + axes x_body, so x_body = axes^T (x_mesh - com)
+  t->bound = vertex_reach(vert, nvert, mp.com);
   for (int s = 0; s < t->nsphere; s++) {
     float* c = t->sphere + 4 * s;
     double d[3] = {c[0] - mp.com[0], c[1] - mp.com[1], c[2] - mp.com[2]};
     for (int j = 0; j < 3; j++) {
       c[j] = (float)(mp.axes[j] * d[0] + mp.axes[3 + j] * d[1] + mp.axes[6 + j] * d[2]);
     }
+    t->bound = fmax(t->bound, sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) + c[3]);
   }
   return 0;
 }
@@ -157,9 +169,91 @@ int mjg_grain_types_build(const mjModel* m, const char* const* names, int nmesh,
   return 0;
 }
 
+int mjg_grain_mesh_size(const mjModel* m, int id, double* reach, double* equal, char* why,
+                        int why_size) {
+  const float* vert = m->mesh_vert + 3 * (size_t)m->mesh_vertadr[id];
+  const int* face = m->mesh_face + 3 * (size_t)m->mesh_faceadr[id];
+  grnMassProps mp;
+  grnMeshStatus ms = grn_mesh_mass(vert, m->mesh_vertnum[id], face, m->mesh_facenum[id], 1, &mp);
+  if (ms != grnMESH_OK) {
+    char buf[32];
+    snprintf(why, why_size, "grain mesh '%s': %s", mjg_mesh_name(m, id, buf, sizeof(buf)),
+             grn_mesh_status_string(ms));
+    return -1;
+  }
+  *reach = vertex_reach(vert, m->mesh_vertnum[id], mp.com);
+  *equal = cbrt(3 * mp.volume / (4 * M_PI));
+  return 0;
+}
+
+// type t as a sphere of radius r at density
+static int sphere_type(double r, double density, mjgGrainType* t) {
+  memset(t, 0, sizeof(*t));
+  t->mesh = -1;
+  t->volume = 4 * M_PI / 3 * r * r * r;
+  t->mass = density * t->volume;
+  for (int i = 0; i < 3; i++) t->inertia[i] = 0.4 * t->mass * r * r;
+  t->quat[0] = 1;
+  t->bound = r;
+  t->nsphere = 1;
+  t->sphere = (float*)calloc(4, sizeof(float));
+  if (!t->sphere) return -1;
+  t->sphere[3] = (float)r;
+  return 0;
+}
+
+int mjg_grain_types_make(const mjModel* m, int instance, const mjgConfig* cfg, mjgGrainTypes* out,
+                         char* msg, int msg_size) {
+  // the meshes first, in the order named, then every type in its place
+  const char* names[MJG_MAX_GRAIN_TYPES];
+  int nmesh = 0;
+  for (int k = 0; k < cfg->ntype; k++) {
+    int id = cfg->type_mesh[k];
+    if (id >= 0) names[nmesh++] = m->names + m->name_meshadr[id];
+  }
+  mjgGrainTypes meshes;
+  char why[MJG_MSG_SIZE - 64];
+  if (mjg_grain_types_build(m, names, nmesh, cfg->density, cfg->clump_spheres, &meshes, why,
+                            sizeof(why))) {
+    const char* prefix = MJG_PLUGIN_NAME ": ";
+    const char* cause = strncmp(why, prefix, strlen(prefix)) ? why : why + strlen(prefix);
+    const char* shape = mj_getPluginConfig(m, instance, "shape");
+    snprintf(msg, msg_size, MJG_PLUGIN_NAME ": config key 'shape' = '%s': %s",
+             shape ? shape : "", cause);
+    return -1;
+  }
+  memset(out, 0, sizeof(*out));
+  out->type = (mjgGrainType*)calloc(cfg->ntype, sizeof(mjgGrainType));
+  out->clump = (grnClumpType*)calloc(cfg->ntype, sizeof(grnClumpType));
+  int fail = !out->type || !out->clump;
+  for (int k = 0, mesh = 0; k < cfg->ntype && !fail; k++, out->ntype++) {
+    mjgGrainType* t = out->type + k;
+    if (cfg->type_mesh[k] >= 0) {
+      *t = meshes.type[mesh];
+      meshes.type[mesh++].sphere = NULL;  // moved
+    } else {
+      fail = sphere_type(cfg->radius, cfg->density, t);
+    }
+    grnClumpType* c = out->clump + k;
+    c->nsphere = t->nsphere;
+    c->spheres = t->sphere;
+    c->mass = (float)t->mass;
+    for (int i = 0; i < 3; i++) c->inertia[i] = (float)t->inertia[i];
+    for (int s = 0; s < t->nsphere; s++) out->radius = fmaxf(out->radius, t->sphere[4 * s + 3]);
+  }
+  mjg_grain_types_free(&meshes);
+  if (fail) {
+    mjg_grain_types_free(out);
+    snprintf(msg, msg_size, MJG_PLUGIN_NAME ": out of memory for %d grain types", cfg->ntype);
+    return -1;
+  }
+  return 0;
+}
+
 void mjg_grain_types_free(mjgGrainTypes* types) {
   if (!types) return;
   for (int i = 0; i < types->ntype; i++) free(types->type[i].sphere);
   free(types->type);
+  free(types->clump);
   memset(types, 0, sizeof(*types));
 }

@@ -1,12 +1,14 @@
-// the grain types of a terrain built from MJCF meshes (issue 19, in progress): each mesh becomes a
-// rigid clump of spheres fitted inside it, with the mass, centre of mass and inertia of the mesh's
-// own solid. Built once at model load; not yet used by the solver (it cannot move clumps yet).
+// the grain types of a terrain (key shape): each MJCF mesh named becomes a rigid clump of spheres
+// fitted inside it, with the mass, centre of mass and inertia of the mesh's own solid; the word
+// sphere, a single sphere of key radius. Built once per mjData at model load.
 #ifndef MJGRANULAR_PLUGIN_GRAIN_TYPES_H_
 #define MJGRANULAR_PLUGIN_GRAIN_TYPES_H_
 
 #include <mujoco/mujoco.h>
 
 #include "clump_fit.h"
+#include "config.h"
+#include "granular.h"
 
 // spheres per clump unless a terrain asks otherwise: beyond 8 the fit stops leaving whole corners
 // out, and 32 cost twice the contacts for a third less surface deviation (kernels/README.md)
@@ -17,25 +19,28 @@
 #define MJG_CLUMP_CELLS_PER_SIZE 24
 
 // one grain type: a clump of spheres in the grain's body frame, the principal frame of its mesh's
-// solid with the centre of mass at the origin
+// solid with the centre of mass at the origin (a sphere: one sphere at the origin)
 typedef struct mjgGrainType_ {
-  int mesh;                 // mesh id in the model
+  int mesh;                 // mesh id in the model; -1: a sphere
   double volume;            // of the mesh's solid [m^3]
   double mass;              // density x volume [kg]
   double inertia[3];        // principal moments about the body axes, ascending [kg m^2]
   double pos[3];            // body frame origin (centre of mass) in the mesh's frame [m]
   double quat[4];           // body frame orientation in the mesh's frame (w x y z); the mesh's
                             // frame is that of mjModel's mesh_vert, the geom frame of a mesh geom
+  double bound;             // radius about the centre of mass that bounds mesh and spheres [m]
   int nsphere;              // spheres in the clump
   float* sphere;            // centre in the body frame, radius [m]               (nsphere x 4)
-  double cell;              // node spacing of the grid the spheres were fitted on [m]
-  grnClumpFit fit;          // how well the spheres fill the mesh
+  double cell;              // node spacing of the grid the spheres were fitted on (a mesh) [m]
+  grnClumpFit fit;          // how well the spheres fill the mesh (a mesh)
 } mjgGrainType;
 
 // the grain types of a terrain
 typedef struct mjgGrainTypes_ {
   int ntype;                // number of types
-  mjgGrainType* type;       // one per mesh named, in the order named                 (ntype)
+  mjgGrainType* type;       // one per name, in the order named                       (ntype)
+  grnClumpType* clump;      // the types as the solver takes them (mjg_grain_types_make) (ntype)
+  float radius;             // the largest sphere of any type (mjg_grain_types_make)      [m]
 } mjgGrainTypes;
 
 // Build a grain type for each of the nmesh meshes of m named in names, at density [kg/m^3],
@@ -49,6 +54,19 @@ typedef struct mjgGrainTypes_ {
 int mjg_grain_types_build(const mjModel* m, const char* const* names, int nmesh,
                           double density, int clump_spheres, mjgGrainTypes* out, char* msg,
                           int msg_size);
+
+// The grain types of terrain instance `instance`'s config, in the order of key shape, with the solver's table: a
+// mesh's as mjg_grain_types_build makes it (cfg's density and clump_spheres), a sphere of key
+// radius for the word sphere. On failure free everything, write a message naming key shape, the
+// mesh and the cause into msg and return -1.
+int mjg_grain_types_make(const mjModel* m, int instance, const mjgConfig* cfg, mjgGrainTypes* out,
+                         char* msg, int msg_size);
+
+// The size of mesh id's solid as a grain: the radius of the sphere about its centre of mass that
+// holds every vertex into *reach, and the radius of a sphere of its volume into *equal [m]. On
+// failure (a mesh that bounds no solid) -1 with the mesh and the cause in why.
+int mjg_grain_mesh_size(const mjModel* m, int id, double* reach, double* equal, char* why,
+                        int why_size);
 
 // Free the types; a zeroed struct is fine.
 void mjg_grain_types_free(mjgGrainTypes* types);

@@ -26,6 +26,15 @@ static void key_build(const mjgSettleInput* in, mjgKey* k) {
   mjg_key_int(k, (int)grn_backend(in->solver));
   mjg_key_int(k, in->nsub);
   mjg_key_int(k, in->nstep);
+  mjg_key_int(k, in->types ? in->types->ntype : 0);
+  for (int t = 0; in->types && t < in->types->ntype; t++) {
+    const grnClumpType* c = in->types->clump + t;
+    mjg_key_int(k, c->nsphere);
+    mjg_key_add(k, c->spheres, 4 * (size_t)c->nsphere * sizeof(float));
+    mjg_key_add(k, &c->mass, sizeof(c->mass));
+    mjg_key_add(k, c->inertia, sizeof(c->inertia));
+    mjg_key_add(k, &in->types->type[t].bound, sizeof(double));
+  }
   mjg_key_int(k, in->nshape);
   mjg_key_add(k, in->shapes, in->nshape * sizeof(grnShape));
   for (int s = 0; s < in->nshape; s++) {
@@ -46,8 +55,12 @@ static void key_build(const mjgSettleInput* in, mjgKey* k) {
   mjg_key_add(k, b->angvel, 3 * (size_t)b->n * sizeof(mjtNum));
   mjg_key_add(k, b->orient, 4 * (size_t)b->n * sizeof(mjtNum));
   mjg_key_add(k, b->radius, (size_t)b->n * sizeof(mjtNum));
+  mjg_key_add(k, b->type, (size_t)b->n * sizeof(mjtNum));
+  mjg_key_int(k, b->spheres);
   mjg_key_int(k, b->contacts != NULL);
-  if (b->contacts) mjg_key_add(k, b->contacts, mjg_state_contact_size(b->cap) * sizeof(mjtNum));
+  if (b->contacts) {
+    mjg_key_add(k, b->contacts, mjg_state_contact_size(b->cap, b->spheres) * sizeof(mjtNum));
+  }
 }
 
 static double seconds_now(void) {
@@ -61,10 +74,10 @@ static double seconds_now(void) {
 static int settle(const mjgSettleInput* in, mjgBed* out, char* why, int size) {
   const mjgBed* b = in->initial;
   int cap = b->cap, nbody = grn_params(in->solver)->max_bodies;
-  mjtNum* state = (mjtNum*)calloc(mjg_state_size(cap, nbody), sizeof(mjtNum));
-  float* stage = (float*)malloc(MJG_STAGE_PER_GRAIN * (size_t)(cap ? cap : 1) * sizeof(float));
-  double* wrench = (double*)malloc(6 * (size_t)(nbody ? nbody : 1) * sizeof(double));
-  int fail = !state || !stage || !wrench || mjg_bed_alloc(out, cap, 1, 0);
+  mjtNum* state = (mjtNum*)calloc(mjg_state_size(cap, b->spheres, nbody), sizeof(mjtNum));
+  mjgStage stage = {0};
+  int fail = !state || mjg_stage_alloc(&stage, cap, nbody);
+  fail = fail || mjg_bed_alloc(out, cap, b->spheres, 1, 0);
   if (fail) snprintf(why, size, "out of memory for settling %d grains", b->n);
   if (!fail) out->model = (grnModel)grn_params(in->solver)->model;
 
@@ -73,10 +86,10 @@ static int settle(const mjgSettleInput* in, mjgBed* out, char* why, int size) {
   grnStatus st = grnOK;
   if (!fail) {
     mjg_bed_write(b, nbody, state);
-    st = mjg_transfer_upload(in->solver, state, cap, nbody, b->n, stage, NULL, 0);
+    st = mjg_transfer_upload(in->solver, in->types, state, b->n, &stage, NULL, 0);
     if (st == grnOK) st = grn_set_shapes(in->solver, in->nshape, in->shapes);
     for (int k = 0; k < in->nstep && st == grnOK; k++) st = grn_advance(in->solver, in->nsub);
-    if (st == grnOK) st = mjg_transfer_download(in->solver, state, cap, nbody, stage, wrench);
+    if (st == grnOK) st = mjg_transfer_download(in->solver, in->types, state, &stage);
     if (st != grnOK) {
       snprintf(why, size, "settling failed: %s", grn_status_message(st));
       fail = 1;
@@ -88,17 +101,17 @@ static int settle(const mjgSettleInput* in, mjgBed* out, char* why, int size) {
     memcpy(out->vel, mjg_state_vel(state, cap), 3 * (size_t)b->n * sizeof(mjtNum));
     memcpy(out->angvel, mjg_state_angvel(state, cap), 3 * (size_t)b->n * sizeof(mjtNum));
     memcpy(out->orient, mjg_state_orient(state, cap), 4 * (size_t)b->n * sizeof(mjtNum));
-    memcpy(out->radius, b->radius, (size_t)cap * sizeof(mjtNum));
+    memcpy(out->radius, mjg_state_radius(state, cap), (size_t)cap * sizeof(mjtNum));
+    memcpy(out->type, b->type, (size_t)cap * sizeof(mjtNum));
     memcpy(out->contacts, mjg_state_contacts(state, cap, nbody),
-           mjg_state_contact_size(cap) * sizeof(mjtNum));
+           mjg_state_contact_size(cap, b->spheres) * sizeof(mjtNum));
     fprintf(stderr, "mjgranular.terrain: settled %d grains for %d steps of %d substeps in %.2f s "
             "(kept for this process)\n", b->n, in->nstep, in->nsub, seconds_now() - start);
   } else {
     mjg_bed_free(out);
   }
   free(state);
-  free(stage);
-  free(wrench);
+  mjg_stage_free(&stage);
   return fail ? -1 : 0;
 }
 

@@ -11,6 +11,7 @@
 // everything a settled bed depends on
 typedef struct mjgSettleInput_ {
   grnSolver* solver;        // settles the bed; its params and backend are part of the input
+  const mjgGrainTypes* types;  // the clumps of mesh grains; NULL: spheres
   int nsub;                 // substeps per MuJoCo step
   int nstep;                // MuJoCo steps of settling
   const grnShape* shapes;   // static boundaries                                   (nshape)

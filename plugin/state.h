@@ -12,15 +12,21 @@
 //   .. + 6 cap                cap x 3     grain angular velocities, world frame [rad/s]
 //   .. + 9 cap                cap x 4     grain orientations: unit quaternions (w, x, y, z), body
 //                                         to world; slots past n: the identity
-//   .. + 13 cap               cap         grain radii [m]
-//   .. + 14 cap               nbody x 6   per body: granular force [N] and torque [N m] averaged
+//   .. + 13 cap               cap         grain radii [m]; a mesh grain: the radius of the sphere
+//                                         about its centre of mass that bounds it (set from its
+//                                         type; the solver keeps the type's spheres)
+//   .. + 14 cap               cap         grain types: index into the terrain's types (key shape;
+//                                         0 for every grain of a terrain of spheres)
+//   .. + 15 cap               nbody x 6   per body: granular force [N] and torque [N m] averaged
 //                                         over the last step, world frame, torque about the body's
 //                                         centre of mass (d->xipos); two-way, already given
 //                                         to the body within the step
 //   .. + 6 nbody              C           contact state: the solver's contacts at the end of the
 //                                         last substep and their impulses, the warm start of the
 //                                         next (opaque int32/float32 bytes, see granular.h;
-//                                         C = grn_contact_state_bytes(cap) / sizeof(mjtNum))
+//                                         C = grn_contact_state_bytes(cap x spheres) /
+//                                         sizeof(mjtNum): a mesh grain's spheres each have
+//                                         their contacts, spheres the most in any grain type)
 //
 // Grain values are floats widened to mjtNum: the solver works in float, so a state written back
 // by advance converts to the solver and back without loss. Only the first n grains are in use.
@@ -32,7 +38,7 @@
 #include "granular.h"
 
 #define MJG_STATE_HEADER 4        // mjtNums before the grain arrays
-#define MJG_STATE_VERSION 4       // bump when the layout changes (4: orientations)
+#define MJG_STATE_VERSION 5       // bump when the layout changes (4: orientations, 5: types)
 
 // header slots
 #define MJG_STATE_COUNT 0
@@ -40,9 +46,10 @@
 #define MJG_STATE_LAYOUT 2
 #define MJG_STATE_MODEL 3
 
-// mjtNums holding the contact state of capacity cap
-static inline size_t mjg_state_contact_size(int cap) {
-  return (grn_contact_state_bytes(cap) + sizeof(mjtNum) - 1) / sizeof(mjtNum);
+// mjtNums holding the contact state of cap grains of at most `spheres` solver spheres each
+static inline size_t mjg_state_contact_size(int cap, int spheres) {
+  size_t bytes = grn_contact_state_bytes((int)((long long)cap * spheres));
+  return (bytes + sizeof(mjtNum) - 1) / sizeof(mjtNum);
 }
 
 // the parts of the block after the header, in order, with their lengths per grain or per body
@@ -52,13 +59,14 @@ typedef enum mjgStatePart_ {
   mjgSTATE_ANGVEL,          // grain angular velocities                             (cap x 3)
   mjgSTATE_ORIENT,          // grain orientations                                   (cap x 4)
   mjgSTATE_RADIUS,          // grain radii                                          (cap)
+  mjgSTATE_TYPE,            // grain types                                          (cap)
   mjgSTATE_WRENCH,          // per-body wrenches                                    (nbody x 6)
-  mjgSTATE_CONTACTS,        // contact state                      (mjg_state_contact_size(cap))
+  mjgSTATE_CONTACTS,        // contact state             (mjg_state_contact_size(cap, spheres))
 } mjgStatePart;
 
 // offset in mjtNums of a part of the block of capacity cap with nbody bodies
 static inline size_t mjg_state_offset(mjgStatePart part, int cap, int nbody) {
-  static const int per_grain[] = {3, 3, 3, 4, 1};
+  static const int per_grain[] = {3, 3, 3, 4, 1, 1};
   size_t at = MJG_STATE_HEADER;
   for (int p = 0; p < (int)part; p++) {
     at += p < mjgSTATE_WRENCH ? per_grain[p] * (size_t)cap : 6 * (size_t)nbody;
@@ -66,10 +74,11 @@ static inline size_t mjg_state_offset(mjgStatePart part, int cap, int nbody) {
   return at;
 }
 
-// number of mjtNums of an instance with capacity cap in a model with nbody bodies (MuJoCo counts
-// a plugin's state in an int: the config refuses a capacity whose state would not fit)
-static inline size_t mjg_state_size(int cap, int nbody) {
-  return mjg_state_offset(mjgSTATE_CONTACTS, cap, nbody) + mjg_state_contact_size(cap);
+// number of mjtNums of an instance with capacity cap, grains of at most `spheres` spheres, in a
+// model with nbody bodies (MuJoCo counts a plugin's state in an int: the config refuses a
+// capacity whose state would not fit)
+static inline size_t mjg_state_size(int cap, int spheres, int nbody) {
+  return mjg_state_offset(mjgSTATE_CONTACTS, cap, nbody) + mjg_state_contact_size(cap, spheres);
 }
 
 // grain positions (cap x 3)
@@ -95,6 +104,11 @@ static inline mjtNum* mjg_state_orient(mjtNum* state, int cap) {
 // grain radii (cap)
 static inline mjtNum* mjg_state_radius(mjtNum* state, int cap) {
   return state + mjg_state_offset(mjgSTATE_RADIUS, cap, 0);
+}
+
+// grain types (cap)
+static inline mjtNum* mjg_state_type(mjtNum* state, int cap) {
+  return state + mjg_state_offset(mjgSTATE_TYPE, cap, 0);
 }
 
 // per-body wrenches (nbody x 6)

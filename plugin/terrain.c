@@ -59,6 +59,12 @@ static grnStatus ensure_solver(mjgTerrain* t, const mjModel* m, int instance, in
   grnParams params;
   mjtNum gravity[3] = {g[0], g[1], g[2]};
   mjg_config_params(&t->cfg, dt, gravity, t->nbody, t->max_shapes, &params);
+  if (t->clumps) {
+    // each sphere of a clump is a grain of the solver
+    params.max_clumps = t->cap;
+    params.capacity = t->cap * t->cfg.spheres;
+    params.radius = t->clumps->radius;
+  }
   char refused[256];
   if (grn_check_params(&params, refused, sizeof(refused))) {
     snprintf(why, size, "the granular solver refuses its parameters: %s", refused);
@@ -101,9 +107,9 @@ static void terrain_free(mjgTerrain* t) {
   mjg_bodies_free(&t->bodies);
   mjg_settle_release(t->settled);
   mjg_bed_free(&t->own);
+  mjg_grain_types_free(&t->types);
+  mjg_stage_free(&t->stage);
   free(t->shapes);
-  free(t->stage);
-  free(t->wrench);
   free(t->mobility);
   free(t->accel);
   free(t->impint);
@@ -132,17 +138,17 @@ static int make_bed(mjgTerrain* t, const mjModel* m, mjData* d, int instance, ch
       return refuse_key(m, instance, "bed_file", why, msg, size);
     }
   } else {
-    if (mjg_bed_alloc(&t->own, t->cap, 0, t->cfg.radius)) {
+    if (mjg_bed_alloc(&t->own, t->cap, t->cfg.spheres, 0, t->cfg.radius)) {
       return refuse_key(m, instance, "count", "out of memory for the initial bed", msg, size);
     }
-    t->own.n = mjg_bed_make(&t->cfg, &t->own);
+    t->own.n = mjg_bed_make(&t->cfg, t->clumps, &t->own);
   }
   t->bed = &t->own;
   mjtNum* state = state_of(m, d, instance);
   mjg_bed_write(t->bed, t->nbody, state);
   char refused[MJG_MSG_SIZE - 256];
-  grnStatus st = mjg_transfer_upload(t->solver, state, t->cap, t->nbody, t->own.n, t->stage,
-                                     refused, sizeof(refused));
+  grnStatus st = mjg_transfer_upload(t->solver, t->clumps, state, t->own.n, &t->stage, refused,
+                                     sizeof(refused));
   if (st != grnOK) {
     snprintf(why, sizeof(why), "the solver refuses the bed: %s",
              st == grnERR_ARG ? refused : grn_status_message(st));
@@ -153,6 +159,7 @@ static int make_bed(mjgTerrain* t, const mjModel* m, mjData* d, int instance, ch
   // settled once per process for this input: the same steps advance would take without bodies
   mjgSettleInput in;
   in.solver = t->solver;
+  in.types = t->clumps;
   // counts within int: mjg_config_read held them to the settling limit
   in.nsub = (int)mjg_step_count(m->opt.timestep, t->cfg.timestep);
   in.nstep = (int)mjg_step_count(t->cfg.settle, m->opt.timestep);
@@ -172,8 +179,8 @@ static int make_bed(mjgTerrain* t, const mjModel* m, mjData* d, int instance, ch
 int mjg_terrain_nstate(const mjModel* m, int instance) {
   // a bad config is refused by init (called when the model compiles); size it empty until then
   mjgConfig cfg;
-  if (mjg_config_read(m, instance, &cfg, NULL, 0)) return (int)mjg_state_size(0, m->nbody);
-  return (int)mjg_state_size(cfg.count, m->nbody);
+  if (mjg_config_read(m, instance, &cfg, NULL, 0)) return (int)mjg_state_size(0, 1, m->nbody);
+  return (int)mjg_state_size(cfg.count, cfg.spheres, m->nbody);
 }
 
 int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
@@ -186,9 +193,10 @@ int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
     return -1;
   }
   if (mjg_config_warning(&cfg, msg, sizeof(msg))) mju_warning("%s", msg);
-  if ((size_t)m->plugin_statenum[instance] != mjg_state_size(cfg.count, m->nbody)) {
+  size_t state_size = mjg_state_size(cfg.count, cfg.spheres, m->nbody);
+  if ((size_t)m->plugin_statenum[instance] != state_size) {
     mju_warning(MJG_PLUGIN_NAME ": plugin_state has %d numbers, the config needs %zu",
-                m->plugin_statenum[instance], mjg_state_size(cfg.count, m->nbody));
+                m->plugin_statenum[instance], state_size);
     return -1;
   }
 
@@ -203,14 +211,13 @@ int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
   t->nbody = m->nbody;
   t->max_shapes = m->ngeom + 6;
   t->shapes = (grnShape*)calloc(t->max_shapes, sizeof(grnShape));
-  t->stage = (float*)malloc(MJG_STAGE_PER_GRAIN * (size_t)t->cap * sizeof(float));
-  t->wrench = (double*)calloc(6 * (size_t)t->nbody, sizeof(double));
+  int no_stage = mjg_stage_alloc(&t->stage, t->cap, t->nbody);
   t->mobility = (float*)calloc(36 * (size_t)t->nbody, sizeof(float));
   t->accel = (float*)calloc(6 * (size_t)t->nbody, sizeof(float));
   t->impint = (double*)calloc(6 * (size_t)t->nbody, sizeof(double));
   t->step_matrix = (mjtNum*)calloc(mjg_step_matrix_size(m) + 1, sizeof(mjtNum));
   t->qacc = (mjtNum*)calloc((size_t)m->nv + 1, sizeof(mjtNum));
-  if (!t->shapes || !t->stage || !t->wrench || !t->mobility || !t->accel ||
+  if (!t->shapes || no_stage || !t->mobility || !t->accel ||
       !t->impint || !t->step_matrix || !t->qacc) {
     terrain_free(t);
     mju_warning(MJG_PLUGIN_NAME ": out of memory for %d grains", cfg.count);
@@ -239,6 +246,10 @@ int mjg_terrain_init(const mjModel* m, mjData* d, int instance) {
   }
   free(coupled);
   free(need);
+  if (!fail && mjg_config_meshes(&t->cfg)) {
+    fail = mjg_grain_types_make(m, instance, &t->cfg, &t->types, msg, sizeof(msg));
+    t->clumps = &t->types;
+  }
   if (fail) {
     mju_warning("%s", msg);
     terrain_free(t);
@@ -344,12 +355,12 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
   // the one this instance downloaded last (its hash), so plain stepping pays no upload; a state
   // written, restored or copied in from anywhere else differs and is uploaded
   int on_gpu = grn_backend(t->solver) == grnBACKEND_CUDA;
-  size_t size = mjg_state_size(t->cap, t->nbody);
+  size_t size = mjg_state_size(t->cap, t->cfg.spheres, t->nbody);
   int fresh = on_gpu && t->downloaded && n == grn_count(t->solver) &&
               mjg_state_hash(state, size) == t->download_hash;
   t->downloaded = 0;  // until this advance's download succeeds
   if (!fresh) {
-    st = mjg_transfer_upload(t->solver, state, t->cap, t->nbody, n, t->stage, why, sizeof(why));
+    st = mjg_transfer_upload(t->solver, t->clumps, state, n, &t->stage, why, sizeof(why));
     if (st == grnERR_NONFINITE) {
       advance_failed(t, d->time, "plugin_state holds a non-finite grain", grnOK);
       return;
@@ -383,7 +394,7 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
   // back into plugin_state
   if (st == grnOK) st = grn_advance(t->solver, nsub);
   if (st == grnOK) {
-    st = mjg_transfer_download(t->solver, state, t->cap, t->nbody, t->stage, t->wrench);
+    st = mjg_transfer_download(t->solver, t->clumps, state, &t->stage);
   }
   if (st == grnOK && t->cfg.two_way) st = grn_get_impulse_integrals(t->solver, t->impint);
   if (st != grnOK) {
@@ -397,8 +408,8 @@ void mjg_terrain_advance(const mjModel* m, mjData* d, int instance) {
 
   // two-way: the bodies take the grains' impulse and the motion it gave them
   if (t->cfg.two_way) {
-    mjg_body_feedback(m, d, t->bodies.coupled, t->step_matrix, t->qacc, t->wrench, t->impint,
-                      nsub);
+    mjg_body_feedback(m, d, t->bodies.coupled, t->step_matrix, t->qacc, t->stage.wrench,
+                      t->impint, nsub);
   }
   t->failing = 0;
 }

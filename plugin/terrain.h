@@ -11,13 +11,17 @@
 #include "bodies.h"
 #include "config.h"
 #include "geoms.h"
+#include "grain_types.h"
 #include "granular.h"
+#include "transfer.h"
 
 // one instance's caches, rebuildable from the model, the config and plugin_state
 typedef struct mjgTerrain_ {
   mjgConfig cfg;            // parsed config
   int cap;                  // grain capacity
   int nbody;                // bodies in the model: wrench slots
+  mjgGrainTypes types;      // the grain types of key shape, with mesh grains; else none
+  const mjgGrainTypes* clumps;  // &types with mesh grains (the solver moves clumps); else NULL
   mjgBed own;               // initial bed from the fill lattice or the bed file
   const mjgBed* settled;    // own settled (settle key), shared by the process; NULL: none
   const mjgBed* bed;        // the bed every reset writes: settled, else &own
@@ -29,8 +33,7 @@ typedef struct mjgTerrain_ {
   mjgMeshGrids meshes;      // sdf grids of the meshes that touch grains; re-added to new solvers
   mjgBodies bodies;         // coupled bodies: their geoms as moving shapes
   grnShape* shapes;         // shapes handed to the solver each step              (max_shapes)
-  float* stage;             // grains staged for the solver          (cap x MJG_STAGE_PER_GRAIN)
-  double* wrench;           // per-body wrenches read from the solver             (nbody x 6)
+  mjgStage stage;           // grains staged for the solver, per-body wrenches read from it
   float* mobility;          // two-way: each body's impulse response (J A^-1 J^T) (nbody x 36)
   float* accel;             // two-way: each body's acceleration this step       (nbody x 6)
   double* impint;           // two-way: impulse integrals read from the solver   (nbody x 6)

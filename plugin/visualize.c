@@ -1,4 +1,5 @@
-// grains drawn into an mjvScene as spheres of their radii read from plugin_state, coloured as key
+// grains drawn into an mjvScene as spheres of their radii read from plugin_state (mesh grains as
+// their meshes, in their poses), coloured as key
 // 'color' says: by height (dark to light sand), by speed or by rim speed of their spin (cold blue
 // to hot red) or in one sand colour. Never
 // past the scene's geom budget: when the budget is short, every k-th grain is drawn so the whole
@@ -79,6 +80,33 @@ static void value_range(const mjgConfig* cfg, const mjgGrainViews* g, int n, int
 
 //---------------------------------- drawing -------------------------------------------------------
 
+// grain i as a geom: a sphere of its radius, or a mesh grain's mesh. The grain's frame is its
+// type's body frame, which lies at pos, quat in the mesh's vertex frame, so the mesh is drawn at
+// the grain's pose composed with the inverse of that one
+static void grain_geom(const mjgTerrain* t, const mjtNum* state, int i, const float rgba[4],
+                       mjvGeom* geom) {
+  const mjtNum* p = mjg_state_pos((mjtNum*)state, t->cap) + 3 * i;
+  mjtNum r = mjg_state_radius((mjtNum*)state, t->cap)[i];
+  mjtNum k = t->clumps ? mjg_state_type((mjtNum*)state, t->cap)[i] : -1;
+  const mjgGrainType* type = k >= 0 && k < t->clumps->ntype ? t->clumps->type + (int)k : NULL;
+  if (!type || type->mesh < 0) {
+    mjtNum size[3] = {r, r, r};
+    mjv_initGeom(geom, mjGEOM_SPHERE, size, p, NULL, rgba);
+    return;
+  }
+  mjtNum grain[4], body[4], mesh[4], mat[9], offset[3], pos[3];
+  mju_copy4(grain, mjg_state_orient((mjtNum*)state, t->cap) + 4 * i);
+  mju_normalize4(grain);
+  mju_negQuat(body, type->quat);
+  mju_mulQuat(mesh, grain, body);
+  mju_quat2Mat(mat, mesh);
+  mju_mulMatVec3(offset, mat, type->pos);
+  mju_sub3(pos, p, offset);
+  mjtNum size[3] = {1, 1, 1};
+  mjv_initGeom(geom, mjGEOM_MESH, size, pos, mat, rgba);
+  geom->dataid = 2 * type->mesh;  // mujoco's renderer: 2 id the mesh, 2 id + 1 its convex hull
+}
+
 void mjg_terrain_visualize(const mjModel* m, mjData* d, const mjvOption* opt, mjvScene* scn,
                            int instance) {
   mjgTerrain* t = (mjgTerrain*)d->plugin_data[instance];
@@ -110,12 +138,11 @@ void mjg_terrain_visualize(const mjModel* m, mjData* d, const mjvOption* opt, mj
   for (int i = 0; i < n && scn->ngeom < scn->maxgeom; i += stride) {
     const mjtNum* p = pos + 3 * i;
     if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) continue;
-    mjtNum size[3] = {g.radius[i], g.radius[i], g.radius[i]};
     double s = (grain_value(t->cfg.color, &g, i) - range[0]) / span;
     float rgba[4];
     grain_colour(t->cfg.color, (float)(s > 0 ? (s < 1 ? s : 1) : 0), rgba);
     mjvGeom* geom = scn->geoms + scn->ngeom;
-    mjv_initGeom(geom, mjGEOM_SPHERE, size, p, NULL, rgba);
+    grain_geom(t, state, i, rgba, geom);
     geom->category = mjCAT_DECOR;
     geom->objtype = mjOBJ_UNKNOWN;
     geom->objid = -1;

@@ -69,9 +69,8 @@ typedef struct Bench_ {
   grnSolver* solver;
   mjtNum* state;              // one instance's plugin_state block
   int cap, n, substeps;
-  float* stage;               // staging (cap x MJG_STAGE_PER_GRAIN): positions, velocities, ...
+  mjgStage stage;             // staging: positions, velocities, ..., wrenches
   float *pos, *vel;           // its positions and velocities (cap x 3 each)
-  double* wrench;             // staging (NBODY x 6)
   grnShape walls[BENCH_NWALL];
   uint64_t hash;              // the hashes' xor (kept, so no call is optimised away)
 } Bench;
@@ -90,7 +89,7 @@ static grnStatus advance_download(Bench* b) {
   grnStatus st = grn_set_shapes(b->solver, BENCH_NWALL, b->walls);
   if (st == grnOK) st = grn_advance(b->solver, b->substeps);
   if (st == grnOK) {
-    st = mjg_transfer_download(b->solver, b->state, b->cap, NBODY, b->stage, b->wrench);
+    st = mjg_transfer_download(b->solver, NULL, b->state, &b->stage);
   }
   return st;
 }
@@ -100,27 +99,27 @@ static grnStatus run(Bench* b, Item item) {
   grnStatus st = grnOK;
   switch (item) {
     case UPLOAD:
-      return mjg_transfer_upload(b->solver, b->state, b->cap, NBODY, b->n, b->stage, NULL, 0);
+      return mjg_transfer_upload(b->solver, NULL, b->state, b->n, &b->stage, NULL, 0);
     case SET_GRAINS:
       return grn_set_grains(b->solver, b->n, b->pos, b->vel);
     case SET_CONTACTS:
       return grn_set_contacts(b->solver, mjg_state_contacts(b->state, b->cap, NBODY));
     case DOWNLOAD:
-      return mjg_transfer_download(b->solver, b->state, b->cap, NBODY, b->stage, b->wrench);
+      return mjg_transfer_download(b->solver, NULL, b->state, &b->stage);
     case GET_GRAINS:
       return grn_get_grains(b->solver, b->pos, b->vel);
     case GET_CONTACTS:
       return grn_get_contacts(b->solver, mjg_state_contacts(b->state, b->cap, NBODY));
     case HASH:
-      b->hash ^= mjg_state_hash(b->state, mjg_state_size(b->cap, NBODY));
+      b->hash ^= mjg_state_hash(b->state, mjg_state_size(b->cap, 1, NBODY));
       return grnOK;
     case STEP:
-      st = mjg_transfer_upload(b->solver, b->state, b->cap, NBODY, b->n, b->stage, NULL, 0);
+      st = mjg_transfer_upload(b->solver, NULL, b->state, b->n, &b->stage, NULL, 0);
       return st == grnOK ? advance_download(b) : st;
     case RESIDENT_STEP:
-      b->hash ^= mjg_state_hash(b->state, mjg_state_size(b->cap, NBODY));
+      b->hash ^= mjg_state_hash(b->state, mjg_state_size(b->cap, 1, NBODY));
       st = advance_download(b);
-      b->hash ^= mjg_state_hash(b->state, mjg_state_size(b->cap, NBODY));
+      b->hash ^= mjg_state_hash(b->state, mjg_state_size(b->cap, 1, NBODY));
       return st;
     case NITEM:
       break;
@@ -144,20 +143,18 @@ int main(int argc, char** argv) {
   p.capacity = b.cap;
   p.max_bodies = NBODY;
   int nthread = omp_get_max_threads();
-  size_t state_size = mjg_state_size(b.cap, NBODY);
+  size_t state_size = mjg_state_size(b.cap, 1, NBODY);
   printf("mjgranular state upload / download, %s backend: %d grains, %d openmp threads, "
          "%d substeps per step\nplugin_state block: %zu mjtNums (%.1f MB), of which contact "
          "state %.1f MB\n", grn_backend_name(o.backend), b.n, nthread, b.substeps, state_size, state_size * 8e-6,
-         mjg_state_contact_size(b.cap) * 8e-6);
+         mjg_state_contact_size(b.cap, 1) * 8e-6);
   bench_print_load("before", omp_get_num_procs());
 
   // a resting bed, its contacts made by a few steps, in the state
   b.state = calloc(state_size, sizeof(mjtNum));
-  b.stage = malloc(MJG_STAGE_PER_GRAIN * (size_t)b.cap * sizeof(float));
-  b.wrench = calloc(6 * NBODY, sizeof(double));
-  if (!b.state || !b.stage || !b.wrench) return 1;
-  b.pos = b.stage;
-  b.vel = b.stage + 3 * (size_t)b.cap;
+  if (!b.state || mjg_stage_alloc(&b.stage, b.cap, NBODY)) return 1;
+  b.pos = b.stage.grain;
+  b.vel = b.stage.grain + 3 * (size_t)b.cap;
   if (bench_settled_bed(&p, b.n, o.settle, 1, b.pos, b.vel)) return 1;
   bench_container(b.n, p.radius, p.friction, b.walls);
   grnStatus st = grn_create(&p, o.backend, &b.solver);
@@ -168,7 +165,7 @@ int main(int argc, char** argv) {
   mjtNum* radius = mjg_state_radius(b.state, b.cap);  // the upload checks each grain's radius
   for (int i = 0; i < b.n; i++) radius[i] = p.radius;
   if (st == grnOK) {
-    st = mjg_transfer_download(b.solver, b.state, b.cap, NBODY, b.stage, b.wrench);
+    st = mjg_transfer_download(b.solver, NULL, b.state, &b.stage);
   }
   if (st != grnOK) {
     fprintf(stderr, "bench_state: %s\n", grn_status_message(st));
@@ -212,6 +209,7 @@ int main(int argc, char** argv) {
          "%.3f ms (hash %016llx)\n", 2 * low[HASH], low[UPLOAD], (unsigned long long)b.hash);
   bench_print_load("after", omp_get_num_procs());
   grn_destroy(b.solver);
-  free(b.state), free(b.stage), free(b.wrench);
+  free(b.state);
+  mjg_stage_free(&b.stage);
   return 0;
 }

@@ -52,6 +52,8 @@ def save_bed(path, model, data, instance=0, contacts=True):
     this run would have). Values are the state's floats, so a model loading the file starts from
     exactly these grains."""
     g = grains(model, data, instance)
+    if g.contact_capacity != g.capacity:
+        raise ValueError("bed files hold spheres; this terrain's config key shape names meshes")
     n = g.count
     header = np.zeros((), BED_HEADER)
     header["magic"], header["version"] = BED_MAGIC, BED_VERSION

@@ -16,7 +16,8 @@ from mjgranular.loader import PLUGIN_NAME, library
 def state_part(model, instance, name):
     """(offset, length) in mjtNums of part `name` of terrain instance `instance`'s plugin_state
     block, as the library lays it out: count, version, model, positions, velocities,
-    angular_velocities, orientations, radii, wrenches, contacts, grain_capacity."""
+    angular_velocities, orientations, radii, types, wrenches, contacts, grain_capacity,
+    contact_capacity."""
     offset, length = ctypes.c_longlong(), ctypes.c_longlong()
     if library().mjgranular_state_part(model._address, instance, name.encode(),
                                        ctypes.byref(offset), ctypes.byref(length)):
@@ -69,9 +70,11 @@ class Grains:
 
     positions  (n x 3) world frame [m]        velocities (n x 3) [m/s]
     angular_velocities (n x 3) [rad/s]        orientations (n x 4) unit quaternions w x y z
-    radii      (n) [m]
+    radii      (n) [m]; a mesh grain's: of the sphere about its centre of mass that bounds it
+    types      (n) index of each grain's type in config key shape (0 for a terrain of spheres)
     wrenches   (nbody x 6) force [N], torque [N m] about each body's xipos, world frame
-    state      the instance's whole block; capacity, count
+    state      the instance's whole block; capacity, count; contact_capacity, the grains the
+               contact state is laid out for (capacity x the most spheres in one grain)
     Writing into the views writes the state (on the GPU backend too: a step uploads a state whose
     hash changed).
     data is an MjData, or a plugin_state vector: one simulation's row of a mujoco.batch.Batch's
@@ -102,6 +105,8 @@ class Grains:
         self._angvel = part("angular_velocities", (self.capacity, 3))
         self._orient = part("orientations", (self.capacity, 4))
         self._radii = part("radii")
+        self._types = part("types")
+        self.contact_capacity = state_part(model, instance, "contact_capacity")[1]
         self.wrenches = part("wrenches", (self.nbody, 6))
         self.contacts = part("contacts")
         self._model = part("model")
@@ -144,6 +149,11 @@ class Grains:
     def radii(self):
         """(n) view of the grain radii [m]."""
         return self._radii[:self.count]
+
+    @property
+    def types(self):
+        """(n) view of the grain types: indices into config key shape, as floats."""
+        return self._types[:self.count]
 
     def forces(self):
         """(nbody x 3) view of the granular forces on the bodies."""

@@ -20,11 +20,11 @@
 namespace mjg_test {
 
 // state layout (plugin/state.h): header of 4, positions, velocities, angular velocities,
-// orientations, radii, wrenches, contact state
+// orientations, radii, types, wrenches, contact state
 constexpr int kHeader = 4;
-// mjtNums per grain of positions, velocities and angular velocities (3 each), orientations (4)
-// and radii (1)
-constexpr int kGrainNums = 14;
+// mjtNums per grain of positions, velocities and angular velocities (3 each), orientations (4),
+// radii (1) and types (1)
+constexpr int kGrainNums = 15;
 // mjtNums of contact state per grain: counts (2 int32), 16 grain + 4 shape contact slots with an
 // int32 partner, a float32 impulse and a float32 angular impulse (x, y, z) each: 568 bytes
 constexpr int kContactPerGrain = 71;
@@ -148,15 +148,17 @@ struct Grains {
   mjtNum* angvel(int i) const { return state + kHeader + 6 * cap + 3 * i; }
   mjtNum* orient(int i) const { return state + kHeader + 9 * cap + 4 * i; }
   mjtNum* radius(int i) const { return state + kHeader + 13 * cap + i; }
+  mjtNum* type(int i) const { return state + kHeader + 14 * cap + i; }
   mjtNum* wrench(int body) const { return state + kHeader + kGrainNums * cap + 6 * body; }
   // the contact state, after the wrenches of nbody bodies
   mjtNum* contacts(int nbody) const { return wrench(nbody); }
 };
 
-// the grains of instance 0; capacity from the state size
-inline Grains GrainsOf(const mjModel* m, mjData* d) {
+// the grains of instance 0 whose grains have at most `spheres` spheres each (mesh grains: key
+// clump_spheres); capacity from the state size
+inline Grains GrainsOf(const mjModel* m, mjData* d, int spheres = 1) {
   int size = m->plugin_statenum[0];
-  int cap = (size - kHeader - 6 * m->nbody) / (kGrainNums + kContactPerGrain);
+  int cap = (size - kHeader - 6 * m->nbody) / (kGrainNums + spheres * kContactPerGrain);
   return Grains{d->plugin_state + m->plugin_stateadr[0], cap};
 }
 

@@ -36,13 +36,13 @@ TEST(Terrain, LoadsFromMjcfString) {
   DataPtr d(mj_makeData(m.get()));
   ASSERT_TRUE(d);
   auto g = GrainsOf(m.get(), d.get());
-  // the default count is exactly the fill box's bed, the state is header + 9 cap + 6 nbody plus
+  // the default count is exactly the fill box's bed, the state is header + 15 cap + 6 nbody plus
   // the contact state
   EXPECT_GT(g.n(), 100);
   EXPECT_EQ(g.n(), g.cap);
   EXPECT_EQ(m->plugin_statenum[0], mjg_test::kHeader + mjg_test::kGrainNums * g.cap +
                                        6 * m->nbody + mjg_test::kContactPerGrain * g.cap);
-  EXPECT_EQ(g.state[2], 4);  // layout version
+  EXPECT_EQ(g.state[2], 5);  // layout version
 }
 
 TEST(Terrain, StepMakesGrainsFallOntoTheFloor) {
@@ -172,7 +172,7 @@ TEST(Terrain, AStateOrStepItCannotUseIsRefusedSayingWhy) {
   };
   const Bad bad[] = {
     {"a state of another layout", [](mjModel*, const mjg_test::Grains& g) { g.state[2] = 3; },
-     {"layout version 3", "4"}},
+     {"layout version 3", "5"}},
     {"a contact with a partner that is no grain",
      [](mjModel* m, const mjg_test::Grains& g) {
        // grain 1's contact counts (npair, then nshape, one int32 per grain), then its slot 0
