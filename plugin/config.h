@@ -31,7 +31,7 @@ typedef struct mjgConfig_ {
   int ntype;                // grain types (key shape); 1 for a terrain of spheres
   int type_mesh[MJG_MAX_GRAIN_TYPES];    // each type's mesh id; -1: a sphere (key radius)
   double type_mix[MJG_MAX_GRAIN_TYPES];  // each type's share of the grains (key shape_mix)
-  int clump_spheres;        // most spheres fitted inside a mesh grain
+  int clump_spheres;        // most spheres fitted to a mesh grain
   int spheres;              // most solver spheres in one grain: clump_spheres with a mesh type,
                             // else 1 (the contact state holds cap x spheres grains' contacts)
   double reach;             // radius of the sphere about its centre of mass that bounds the

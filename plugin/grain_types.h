@@ -1,5 +1,5 @@
 // the grain types of a terrain (key shape): each MJCF mesh named becomes a rigid clump of spheres
-// fitted inside it, with the mass, centre of mass and inertia of the mesh's own solid; the word
+// fitted to it, with the mass, centre of mass and inertia of the mesh's own solid; the word
 // sphere, a single sphere of key radius. Built once per mjData at model load.
 #ifndef MJGRANULAR_PLUGIN_GRAIN_TYPES_H_
 #define MJGRANULAR_PLUGIN_GRAIN_TYPES_H_

@@ -1,8 +1,8 @@
 // the sphere clumps fitted inside meshes (kernels/clump_fit.h): for a cube (also turned off the
 // grid's axes), an elongated box (4 x 1 x 1) and an L-shaped prism, at most 4, 8, 16, 32 spheres:
-// the spheres placed, the volume and surface deviations and the time to fit (the grid's build not
-// counted), at a few grid resolutions: cells per size, the size being the cube root of the mesh's
-// volume.
+// the spheres placed, the volume and surface deviations, the largest radius over the size and the
+// time to fit (the grid's build not counted), at a few grid resolutions: cells per size, the size
+// being the cube root of the mesh's volume. the grid's margin is the plugin's.
 // usage: bench_clump [cells_per_size ...]   (default 16 24 32)
 #define _POSIX_C_SOURCE 199309L
 
@@ -90,9 +90,20 @@ static double seconds(void) {
 }
 
 static void bench(const Mesh* m, int cells) {
-  float cell = (float)(cbrt(m->volume) / cells);
+  // the plugin's margin (plugin/grain_types.c): half the smallest extent of the bounding box in
+  // whole cells, at least 2, room for the spheres to reach out of the mesh
+  float cell = (float)(cbrt(m->volume) / cells), lo[3], hi[3];
+  for (int a = 0; a < 3; a++) lo[a] = hi[a] = m->v[a];
+  for (int k = 1; k < m->nv; k++) {
+    for (int a = 0; a < 3; a++) {
+      lo[a] = fminf(lo[a], m->v[3 * k + a]);
+      hi[a] = fmaxf(hi[a], m->v[3 * k + a]);
+    }
+  }
+  float depth = 0.5f * fminf(hi[0] - lo[0], fminf(hi[1] - lo[1], hi[2] - lo[2]));
+  float margin = cell * fmaxf(2, ceilf(depth / cell));
   grnGrid g;
-  if (grn_sdf_mesh_build(m->v, m->nv, m->f, m->nf, cell, 2 * cell, &g) != grnOK) {
+  if (grn_sdf_mesh_build(m->v, m->nv, m->f, m->nf, cell, margin, &g) != grnOK) {
     printf("%-6s grid build failed\n", m->name);
     return;
   }
@@ -114,12 +125,14 @@ static void bench(const Mesh* m, int cells) {
       printf("%-6s fit failed: %s\n", m->name, msg);
       continue;
     }
+    float largest = 0;
+    for (int s = 0; s < fit.count; s++) largest = fmaxf(largest, spheres[4 * s + 3]);
     printf("%-6s %2d cells/size  grid %3d x %3d x %3d  K %2d  used %2d  volume dev %6.2f %%  "
-           "(mesh volume off the exact by %+5.2f %%)  surface mean %6.2f %%  max %6.2f %%  "
-           "fit %7.1f ms\n",
+           "(mesh volume off the exact by %+5.2f %%, clump's %+6.2f %%)  surface mean %6.2f %%  "
+           "max %6.2f %%  largest radius %5.3f  fit %7.1f ms\n",
            m->name, cells, g.nx, g.ny, g.nz, most[q], fit.count, 100 * fit.volume_deviation,
-           100 * (fit.mesh_volume / m->volume - 1), 100 * fit.surface_mean,
-           100 * fit.surface_max, 1e3 * best);
+           100 * (fit.mesh_volume / m->volume - 1), 100 * (fit.clump_volume / m->volume - 1),
+           100 * fit.surface_mean, 100 * fit.surface_max, largest / fit.size, 1e3 * best);
   }
   grn_sdf_mesh_free(&g);
 }

@@ -4,8 +4,10 @@
 // - a bed's grain types follow shape_mix within binomial bounds, each type's radius is its bound
 //   (a cube's: half its diagonal) and mesh grains start in random orientations;
 // - cubes dropped apart come to rest on a face: the four lowest corners of each cube's mesh,
-//   placed by the grain's pose, lie on the floor, the other four a side above (pj and dem), and
-//   the height map reads their top faces (not the tops of their bounding spheres);
+//   placed by the grain's pose, lie as high above the floor as the fitted spheres reach out of
+//   the cube's faces (0.08 half side), the other four a side above those (pj and dem), and the
+//   height map reads the tops of their spheres above their top faces (not the tops of their
+//   bounding spheres);
 // - a step from a copied state is bit for bit the step from the original; a reset writes the
 //   initial bed again;
 // - the viewer draws each mesh grain as its mesh, placed so that the mesh's centroid is the
@@ -22,6 +24,10 @@
 #include <mujoco/mujoco.h>
 
 #include "mjg_test_util.h"
+
+extern "C" {
+#include "grain_types.h"
+}
 
 namespace {
 
@@ -209,6 +215,41 @@ TEST(Shapes, DrawsMeshGrainsAsTheirMeshes) {
   }
 }
 
+// how far the spheres of the grain type of mesh `name` (clump_spheres kSpheres) reach out of the
+// planes of its mesh's faces [m], the least and the most over the faces
+void FaceBulge(const mjModel* m, const char* name, double* least, double* most) {
+  mjgGrainTypes types;
+  char msg[512];
+  ASSERT_EQ(mjg_grain_types_build(m, &name, 1, 2500, kSpheres, &types, msg, sizeof(msg)), 0)
+      << msg;
+  const mjgGrainType& t = types.type[0];
+  const float* vert = m->mesh_vert + 3 * m->mesh_vertadr[t.mesh];
+  const int* face = m->mesh_face + 3 * m->mesh_faceadr[t.mesh];
+  *least = INFINITY;
+  *most = -INFINITY;
+  for (int f = 0; f < m->mesh_facenum[t.mesh]; f++) {
+    double p[3][3], e1[3], e2[3], n[3];
+    for (int k = 0; k < 3; k++) mju_f2n(p[k], vert + 3 * face[3 * f + k], 3);
+    mju_sub3(e1, p[1], p[0]);
+    mju_sub3(e2, p[2], p[0]);
+    mju_cross(n, e1, e2);
+    mju_normalize3(n);
+    double bulge = -INFINITY;
+    for (int s = 0; s < t.nsphere; s++) {
+      // the sphere's centre in mesh_vert's frame: the body frame's pose there
+      double c[3], q[4], x[3];
+      mju_f2n(c, t.sphere + 4 * s, 3);
+      mju_copy4(q, t.quat);
+      mju_rotVecQuat(x, c, q);
+      mju_addTo3(x, t.pos);
+      bulge = std::max(bulge, mju_dot3(n, x) - mju_dot3(n, p[0]) + t.sphere[4 * s + 3]);
+    }
+    *least = std::min(*least, bulge);
+    *most = std::max(*most, bulge);
+  }
+  mjg_grain_types_free(&types);
+}
+
 TEST(Shapes, DroppedCubesRestOnAFace) {
   for (const char* model : {"pj", "dem"}) {
     SCOPED_TRACE(model);
@@ -222,22 +263,14 @@ TEST(Shapes, DroppedCubesRestOnAFace) {
     s.Step(1250);  // 2.5 s
     std::vector<mjvGeom> geoms = GrainGeoms(s.m.get(), s.d.get());
     ASSERT_EQ((int)geoms.size(), s.g.n());
+    double least = NAN, most = NAN;
+    FaceBulge(s.m.get(), "cube", &least, &most);
+    std::printf("  the spheres reach %.3f to %.3f half sides out of the faces\n", least / kHalf,
+                most / kHalf);
     int hs = mj_name2id(s.m.get(), mjOBJ_SENSOR, "height");
     ASSERT_GE(hs, 0);
     const mjtNum* height = s.d->sensordata + s.m->sensor_adr[hs];
     std::vector<int> centres(kCells * kCells, 0);
-    for (int i = 0; i < s.g.n(); i++) {
-      int cx = (int)std::floor((s.g.pos(i)[0] + 0.09) / 0.01);
-      int cy = (int)std::floor((s.g.pos(i)[1] + 0.09) / 0.01);
-      if (cx >= 0 && cx < kCells && cy >= 0 && cy < kCells) centres[cy * kCells + cx]++;
-    }
-    for (int c = 0; c < kCells * kCells; c++) {
-      if (!centres[c]) {
-        EXPECT_EQ(height[c], 0) << "cell " << c;  // the floor
-      } else {
-        EXPECT_NEAR(height[c], 2 * kHalf, 0.1 * kHalf) << "cell " << c;
-      }
-    }
     for (int i = 0; i < s.g.n(); i++) {
       std::vector<double> z;
       for (int v = 0; v < 8; v++) {
@@ -246,11 +279,30 @@ TEST(Shapes, DroppedCubesRestOnAFace) {
         z.push_back(x[2]);
       }
       std::sort(z.begin(), z.end());
-      // four corners on the floor, four a side higher; the fitted spheres stop a corner short
-      // of the floor by at most their gap to the faces, under a tenth of the side here
-      for (int v = 0; v < 4; v++) EXPECT_NEAR(z[v], 0, 0.1 * kHalf) << "grain " << i;
-      for (int v = 4; v < 8; v++) EXPECT_NEAR(z[v], 2 * kHalf, 0.1 * kHalf) << "grain " << i;
+      // four corners as high above the floor as the spheres reach out of the face below them,
+      // four a side higher (to a fiftieth of the half side: the contacts' overlap, and a face's
+      // tilt on its spheres)
+      for (int v = 0; v < 4; v++) {
+        EXPECT_GE(z[v], least - 0.02 * kHalf) << "grain " << i;
+        EXPECT_LE(z[v], most + 0.02 * kHalf) << "grain " << i;
+        EXPECT_NEAR(z[v + 4] - z[v], 2 * kHalf, 0.02 * kHalf) << "grain " << i;
+      }
       EXPECT_LT(mju_norm3(s.g.vel(i)), 1e-3) << "grain " << i;
+      // the height map's cell of its centre: the top face and as far as the spheres reach out of
+      // it (the one cube there)
+      int cx = (int)std::floor((s.g.pos(i)[0] + 0.09) / 0.01);
+      int cy = (int)std::floor((s.g.pos(i)[1] + 0.09) / 0.01);
+      if (cx < 0 || cx >= kCells || cy < 0 || cy >= kCells) continue;
+      int c = cy * kCells + cx;
+      centres[c]++;
+      EXPECT_GE(height[c], z[7] + least - 0.02 * kHalf) << "grain " << i;
+      EXPECT_LE(height[c], z[4] + most + 0.02 * kHalf) << "grain " << i;
+    }
+    for (int c = 0; c < kCells * kCells; c++) {
+      if (!centres[c]) {
+        EXPECT_EQ(height[c], 0) << "cell " << c;  // the floor
+      }
+      EXPECT_LE(centres[c], 1) << "cell " << c;
     }
   }
 }
