@@ -21,10 +21,10 @@ the 90th percentile of the centres' heights) over its volume. The plate then jum
 Every 0.02 s the grains whose centres have fallen a diameter below the floor count as
 discharged; the run ends when all are out, when none has left for 1.5 s, or at --tmax. The flow
 rate is the slope of the discharged mass against time while 10% to 60% of what left in the end
-had left (the orifice fed from above, before a crater forms). A run that stops with grains over
-the orifice (centres within the orifice's radius of its axis, less than 3 d above the floor)
-stopped on an arch: clogged; one that stops with the orifice clear has drained to the dead
-zones its grains' slope leaves on the flat floor.
+had left (the orifice fed from above, before a crater forms). A run that stops with 3 or more
+grains over the orifice (centres within the orifice's radius of its axis, less than 3 d above
+the floor; one grain lying at the rim is no arch) stopped on an arch: clogged; one that stops
+with the orifice clear has drained to the dead zones its grains' slope leaves on the flat floor.
 
 Beverloo's law, W = C rho_b sqrt(g) (D - k d)^2.5 with C 0.58 and k 1.4 to 1.5 (3D, circular
 orifice), is evaluated with the measured bulk density and D the equal-area diameter. The silo
@@ -55,6 +55,7 @@ RECORD = 0.02            # discharge record interval [s]
 STALL = 1.5              # no grain out for this long [s]: the flow has stopped
 V_REST = 0.02            # settled: every grain slower than this [m/s]
 SETTLE = (1.0, 3.0)      # settling time min / max [s]
+ARCH = 3                 # grains over the orifice that a stop must leave to count as a clog
 BEVERLOO_C = 0.58
 BEVERLOO_K = (1.4, 1.5)
 
@@ -180,8 +181,13 @@ def run(a, shape, pos0):
           "fraction": frac.tolist(), "discharged": float(frac[-1]), "last_out": last,
           "stopped": bool(frac[-1] < 1 and t[-1] - last >= STALL),
           "over_orifice": int(over.sum()), "left": int(inside.sum()), "sim_time": d.time,
-          "wall_s": time.perf_counter() - w0, "cpu_s": time.process_time() - c0, "load_1min": os.getloadavg()[0],
-          "bound_radius": float(g.radii.max())}
+          "wall_s": time.perf_counter() - w0, "cpu_s": time.process_time() - c0,
+          "load_1min": os.getloadavg()[0], "bound_radius": float(g.radii.max())}
+
+
+def clogged(r):
+  """whether a run stopped on an arch over the orifice."""
+  return r["stopped"] and r["over_orifice"] >= ARCH
 
 
 def flow_rate(r):
@@ -233,7 +239,7 @@ def report(res, out):
                 fmt(rate and rate / mass, "%.0f"),
                 "%.2f - %.2f" % tuple(win) if win else "-", 100 * r["discharged"],
                 "%.2f" % r["last_out"] if r["stopped"] else "no (ran %.2f)" % r["time"][-1],
-                r["over_orifice"], "yes" if r["stopped"] and r["over_orifice"] else "no",
+                r["over_orifice"], "yes" if clogged(r) else "no",
                 r["sim_time"], r["wall_s"], r["load_1min"]))
   for r in res["runs"]:
     rate = None if r.get("failed") else flow_rate(r)[0]
@@ -260,7 +266,7 @@ def plot(res, out):
   for r in res["runs"]:
     if not r.get("failed"):
       ax.plot(r["time"], r["fraction"], label="%s%s" % (
-        r["shape"], " (stopped, %d over the orifice)" % r["over_orifice"] if r["stopped"] else ""))
+        r["shape"], " (clogged)" if clogged(r) else " (drained)" if r["stopped"] else ""))
   ax.set_xlabel("time since opening [s]")
   ax.set_ylabel("discharged fraction")
   ax.set_ylim(0, 1.02)
