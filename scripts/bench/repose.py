@@ -5,9 +5,21 @@
     .venv/bin/python scripts/bench/repose.py --quick         # 1000 grains, faster lift (smoke test)
     .venv/bin/python scripts/bench/repose.py --codes mjgranular \
         --plugin build/plugin/libmjgranular.so
+    .venv/bin/python scripts/bench/repose.py --shapes sphere,cube,cross --threads 1
 
 Writes OUT/repose.md (also printed), OUT/repose.json and OUT/repose.png (OUT: --out,
 default out/repose); LIGGGHTS' inputs, logs and dumps go to OUT/work.
+
+--shapes: the same release and measurement for grains of other shapes, mjgranular only
+(OUT/repose_shapes.md and .json, default OUT out/repose_shapes): 1000 grains (--grains) of the
+volume of a sphere of radius 5 mm (grain_shapes.py: spheres, cubes, 3D crosses), friction 0.5,
+rolling friction 0 (a clump resists rolling by its shape, so the shape is the only difference),
+mesh grains rigid clumps of at most 8 spheres (CLUMP_SPHERES), in a cylinder of radius 6
+diameters. One initial set for every shape, no two centres closer than twice the largest reach
+of a mesh from its centre (7 mm), the meshes turned at random. A mesh grain's radius in the state
+is its bounding radius, so z + r would put every mesh grain's top where a corner pointing up
+would be; the tops are measured instead from each grain's mesh as the plugin draws it
+(grain_shapes.tops), and the angle of z + r is kept as a cross-check.
 
 The scene, the same in both codes: 3500 grains of radius 5 mm and density 2500 kg/m^3 (1000 with
 --quick), Coulomb friction 0.5 between grains and between grains and every wall, rolling
@@ -94,6 +106,7 @@ import numpy as np
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))  # the repository
 
+import grain_shapes  # (meshes of one volume, their tops)
 import peers  # (the peers' model constants, read_data writer, process runner)
 from peers import (DENSITY, FRICTION, GRAVITY, PEER_DT, POISSON, RADIUS, RESTITUTION,  # noqa
                    SKIN, YOUNG)
@@ -113,22 +126,27 @@ BOX = 1.0                # liggghts' domain is +-BOX in x and y [m]; grains leav
 SIZES = {  # grains, cylinder radius [diameters]; times [s]: fill min/max, heap min/max
   "full": dict(n=3500, rc_d=7, fill=(0.5, 1.5), heap=(0.6, 4.0)),
   "quick": dict(n=1000, rc_d=5, fill=(0.4, 1.0), heap=(0.5, 2.0)),
+  # the initial set spaced by the meshes' reach is 2.7 times as tall: longer to fill
+  "shapes": dict(n=1000, rc_d=6, fill=(0.8, 2.0), heap=(0.6, 4.0)),
 }
+CLUMP_SPHERES = 8        # spheres per mesh grain (--shapes)
 
 
 def grain_volume():
   return 4.0 / 3.0 * math.pi * RADIUS ** 3
 
 
-def scene(quick, n=None):
-  """the cylinder and the initial grain set's extent for this size."""
-  s = dict(SIZES["quick" if quick else "full"])
+def scene(size, n=None, reach=RADIUS):
+  """the cylinder and the initial grain set's extent for this size (a key of SIZES), the
+  initial grains kept reach [m] (their bounding radius) apart from each other and the wall."""
+  s = dict(SIZES[size])
   if n:
     s["n"] = n
   rc = s.pop("rc_d") * 2 * RADIUS
-  inner = rc - 1.05 * RADIUS  # initial centres stay this close to the axis (no wall contact)
-  top = 1.05 * RADIUS + s["n"] * grain_volume() / (INIT_PACKING * math.pi * inner ** 2)
-  s.update(rc=rc, inner=inner, top=top, wall_h=top + 4 * RADIUS,
+  inner = rc - 1.05 * reach  # initial centres stay this close to the axis (no wall contact)
+  top = 1.05 * reach + s["n"] * (reach / RADIUS) ** 3 * grain_volume() / (
+    INIT_PACKING * math.pi * inner ** 2)
+  s.update(rc=rc, inner=inner, top=top, wall_h=top + 4 * RADIUS, reach=reach,
            column_h=s["n"] * grain_volume() / (COLUMN_PACKING * math.pi * rc ** 2))
   return s
 
@@ -136,7 +154,7 @@ def scene(quick, n=None):
 def initial_grains(sc, seed):
   """random sequential addition of sc['n'] grains in the cylinder (no two touching), seeded."""
   rng = np.random.default_rng(seed)
-  d = 2 * RADIUS
+  d = 2 * sc["reach"]
   cells = {}
   pos = np.empty((sc["n"], 3))
   for i in range(sc["n"]):
@@ -145,7 +163,7 @@ def initial_grains(sc, seed):
       rho = sc["inner"] * math.sqrt(rng.random())
       phi = 2 * math.pi * rng.random()
       p = np.array([rho * math.cos(phi), rho * math.sin(phi),
-                    rng.uniform(1.05 * RADIUS, sc["top"])])
+                    rng.uniform(1.05 * sc["reach"], sc["top"])])
       c = tuple(np.floor(p / d).astype(int))
       near = [j for dx in (-1, 0, 1) for dy in (-1, 0, 1) for dz in (-1, 0, 1)
               for j in cells.get((c[0] + dx, c[1] + dy, c[2] + dz), ())]
@@ -166,13 +184,14 @@ def line_fit(x, y):
   return float(slope), float(icpt), float(np.sqrt(np.mean((y - slope * x - icpt) ** 2)))
 
 
-def heap_profile(pos):
-  """the heap's radial profile and the angle fitted to its slope (method in the docstring)."""
+def heap_profile(pos, top=None):
+  """the heap's radial profile and the angle fitted to its slope (method in the docstring);
+  top: each grain's highest point [m] (default z + r)."""
   r = RADIUS
   body = pos[:, 2] > Z_FLOOR_LAYER
   centre = pos[body, :2].mean(axis=0)
   rho = np.hypot(pos[:, 0] - centre[0], pos[:, 1] - centre[1])
-  top = pos[:, 2] + r
+  top = pos[:, 2] + r if top is None else top
   nb = int(rho.max() / r) + 1
   tops = np.full(nb, np.nan)
   np.fmax.at(tops, (rho / r).astype(int), top)
@@ -210,9 +229,10 @@ def heap_profile(pos):
   return out
 
 
-def final_file(work, code, mu_r):
-  """where a run's final grain positions are kept (n x 3, .npy)."""
-  return os.path.join(work, "%s_mu%g_final.npy" % ("mjg" if code == "mjgranular" else "lig", mu_r))
+def final_file(work, code, mu_r, shape=None):
+  """where a run's final grain positions are kept (n x 3, .npy; --shapes: n x 4, the tops last)."""
+  return os.path.join(work, "%s_mu%g%s_final.npy" % ("mjg" if code == "mjgranular" else "lig",
+                                                     mu_r, "_" + shape if shape else ""))
 
 
 # ---- liggghts ------------------------------------------------------------------------------------
@@ -362,10 +382,11 @@ def run_liggghts(sc, pos0, mu_r, a, work):
 
 # ---- mjgranular ----------------------------------------------------------------------------------
 
-def mjcf(sc, mu_r):
+def mjcf(sc, mu_r, shape="sphere"):
   """the scene: a floor plane, a tube of boxes on a vertical slide, an empty terrain of n grains'
-  capacity. The tube is the only body and moves kinematically (coupling one-way: the grains see
-  its velocity, it feels nothing; gravcomp holds it up), as liggghts' moving mesh."""
+  capacity, every grain of shape (grain_shapes.py). The tube is the only body and moves
+  kinematically (coupling one-way: the grains see its velocity, it feels nothing; gravcomp holds
+  it up), as liggghts' moving mesh."""
   roll = mu_r * RADIUS  # a geom's roll friction is a length: mu_r times r_eff = r on a wall
   fr = 'friction="%g 0 %.9g"' % (FRICTION, roll)
   half_t = 0.5 * WALL_THICK
@@ -382,8 +403,10 @@ def mjcf(sc, mu_r):
   keys = [("count", sc["n"]), ("radius", RADIUS), ("density", DENSITY), ("friction", FRICTION),
           ("rolling_friction", mu_r), ("torsional_friction", 0), ("timestep", 5e-4),
           ("coupling", "one-way"), ("backend", "cpu")]
+  keys += grain_shapes.config(shape, CLUMP_SPHERES)
   return """<mujoco model="repose">
   <option timestep="0.002" gravity="0 0 -%g"/>
+  <asset>%s</asset>
   <extension>
     <plugin plugin="mjgranular.terrain">
       <instance name="sand">
@@ -400,28 +423,26 @@ def mjcf(sc, mu_r):
     </body>
   </worldbody>
 </mujoco>
-""" % (GRAVITY, "\n".join('        <config key="%s" value="%s"/>' % (k, v) for k, v in keys), fr,
+""" % (GRAVITY, grain_shapes.asset(shape),
+       "\n".join('        <config key="%s" value="%s"/>' % (k, v) for k, v in keys), fr,
        "\n".join(boxes))
 
 
-def run_mjgranular(sc, pos0, mu_r, a, work):
+def run_mjgranular(sc, pos0, mu_r, a, work, shape=None):
   import mujoco
   import mjgranular
   mjgranular.load_plugin()  # --plugin: main set MJGRANULAR_PLUGIN
+  key = {"code": "mjgranular", "mu_r": mu_r}
+  if shape:
+    key["shape"] = shape
   try:
-    m = mujoco.MjModel.from_xml_string(mjcf(sc, mu_r))
+    m = mujoco.MjModel.from_xml_string(mjcf(sc, mu_r, shape or "sphere"))
   except ValueError as e:
-    return {"code": "mjgranular", "mu_r": mu_r, "failed": True,
-            "why": " / ".join(str(e).strip().splitlines())}
+    return dict(key, failed=True, why=" / ".join(str(e).strip().splitlines()))
   d = mujoco.MjData(m)
   g = mjgranular.grains(m, d)
   # the shared initial grains, at rest, written into the empty bed
-  g.state[0] = len(pos0)
-  g.positions[:] = pos0
-  g.velocities[:] = 0
-  if hasattr(g, "angular_velocities"):  # layouts with grain spin
-    g.angular_velocities[:] = 0
-  g.state[1] = 0
+  grain_shapes.place(g, pos0, shape or "sphere", np.random.default_rng(a.seed))
   every = max(1, round(CHECK / m.opt.timestep))
 
   def vtop():
@@ -443,8 +464,9 @@ def run_mjgranular(sc, pos0, mu_r, a, work):
   try:
     until_rest(*sc["fill"])
     release = d.time
-    column_h = float(g.positions[:, 2].max() + RADIUS)
-    np.save(os.path.join(work, "mjg_mu%g_column.npy" % mu_r), np.array(g.positions))
+    column_h = float(g.positions[:, 2].max() + max(RADIUS, g.radii.max()))
+    np.save(final_file(work, "mjgranular", mu_r, shape).replace("_final", "_column"),
+            np.array(g.positions))
     if a.lift_speed > 0:
       # lift until the tube's bottom is a diameter above the highest grain top (as liggghts)
       steps = math.ceil((column_h + 2 * RADIUS) / a.lift_speed / m.opt.timestep)
@@ -455,11 +477,20 @@ def run_mjgranular(sc, pos0, mu_r, a, work):
     d.qpos[0] += LIFT  # the tube leaves at once, as liggghts' unfix
     until_rest(*sc["heap"])
   except FloatingPointError as e:
-    return {"code": "mjgranular", "mu_r": mu_r, "failed": True, "why": str(e)}
+    return dict(key, failed=True, why=str(e))
   wall, cpu = time.perf_counter() - w0, time.process_time() - c0
   fin = np.array(g.positions)
-  np.save(final_file(work, "mjgranular", mu_r), fin)
-  return {"code": "mjgranular", "mu_r": mu_r, "n": len(pos0), "grains_end": g.count,
+  row = dict(key)
+  if shape:
+    # tops of the meshes; the profile of z + the bounding radius kept as a cross-check
+    top = grain_shapes.tops(m, d, g)
+    np.save(final_file(work, "mjgranular", mu_r, shape), np.column_stack([fin, top]))
+    row.update(profile_bound=heap_profile(fin, fin[:, 2] + np.array(g.radii)),
+               bound_radius=float(g.radii.max()), clump_spheres=CLUMP_SPHERES)
+  else:
+    top = None
+    np.save(final_file(work, "mjgranular", mu_r), fin)
+  return dict(row, **{"n": len(pos0), "grains_end": g.count,
           "threads": a.threads, "parallel": "%d OpenMP threads" % a.threads,
           "sim_time": d.time, "release_time": release, "wall_s": wall, "loop_s": wall,
           "cpu_s": cpu, "vtop_end": vtop(), "column_height": column_h,
@@ -467,7 +498,7 @@ def run_mjgranular(sc, pos0, mu_r, a, work):
           "plugin": str(mjgranular.load_plugin()),
           "model": "projected Jacobi, substep 5e-4 s, 10 iterations, rolling_friction %g, "
                    "torsional_friction 0, floor roll %g m" % (mu_r, mu_r * RADIUS),
-          "profile": heap_profile(fin)}
+          "profile": heap_profile(fin, top)})
 
 
 # ---- report -------------------------------------------------------------------------------------
@@ -584,6 +615,80 @@ def report(res, out):
   return text
 
 
+def report_shapes(res, out):
+  """the --shapes table: one row per shape."""
+  sc = res["scene"]
+  L = ["# Angle of repose by grain shape (mjgranular)\n",
+       "Written by `scripts/bench/repose.py --shapes` on %s. %d grains of one volume (a sphere "
+       "of radius %g mm), density %g kg/m^3, friction %g, rolling and torsional friction 0; "
+       "mesh grains clumps of at most %d spheres. Column: a cylinder of radius %.0f mm filled "
+       "from one random loose set (no two centres closer than twice the meshes' reach, %.1f mm), "
+       "lifted at %g m/s. "
+       "Angle as repose.md's, the tops of mesh grains their meshes' highest vertices; "
+       "cross-check: the same with z + the bounding radius as a mesh grain's top.\n"
+       % (res["date"], sc["n"], 1000 * RADIUS, DENSITY, FRICTION, CLUMP_SPHERES, 1000 * sc["rc"],
+          1000 * sc["reach"], res["lift_speed"]),
+       "| shape | angle [deg] | fit residual [mm] | cross-check 0.2-0.8 R [deg] | "
+       "angle, tops z + bound [deg] | heap H / R [mm] | grains outside R | at rest | "
+       "simulated [s] | wall [s] | load |",
+       "|---|---:|---:|---:|---:|---|---:|---|---:|---:|---:|"]
+  for r in res["runs"]:
+    if r.get("failed"):
+      L.append("| %s | failed: %s |" % (r["shape"], r["why"]))
+      continue
+    p = r["profile"]
+    angle = (fmt(p["angle"]) if p["angle"] is not None
+             else "no heap (top %.0f mm)" % (1000 * p["max_top"]))
+    pb = r.get("profile_bound", {})
+    L.append("| %s | %s | %s | %s | %s | %.0f / %.0f | %d | %s | %.2f | %.0f | %.1f |"
+             % (r["shape"], angle, fmt(p["residual"] and 1000 * p["residual"]),
+                fmt(p["angle_radius_window"]), fmt(pb.get("angle")),
+                1000 * p["heap_height"], 1000 * p["heap_radius"], p["outside"],
+                "yes" if r["vtop_end"] < V_REST else "no (%.2g m/s)" % r["vtop_end"],
+                r["sim_time"], r["wall_s"], r["load_1min"]))
+  v = res.get("versions", {})
+  L.append("\nmjgranular %s, mujoco %s, %s; seed %d.\n"
+           % (v.get("git"), v.get("mujoco"), next((r["parallel"] for r in res["runs"]
+                                                   if "parallel" in r), "-"), res["seed"]))
+  text = "\n".join(L)
+  with open(os.path.join(out, "repose_shapes.md"), "w") as f:
+    f.write(text)
+  return text
+
+
+def run_shapes(a, shapes):
+  """--shapes: heaps of each shape from one initial set, mjgranular only."""
+  out = os.path.abspath(a.out)
+  work = os.path.join(out, "work")
+  os.makedirs(work, exist_ok=True)
+  saved = os.path.join(out, "repose_shapes.json")
+  if a.report_only:
+    res = json.load(open(saved))
+    for r in res["runs"]:
+      if not r.get("failed"):
+        fin = np.load(final_file(work, "mjgranular", 0, r["shape"]))
+        r["profile"] = heap_profile(fin[:, :3], fin[:, 3])
+  else:
+    # one initial set for every shape, spaced by the largest reach
+    sc = scene("shapes", a.grains, max(grain_shapes.reach(s) for s in grain_shapes.SHAPES))
+    pos0 = initial_grains(sc, a.seed)
+    res = {"date": time.strftime("%Y-%m-%d %H:%M"), "seed": a.seed, "lift_speed": a.lift_speed,
+           "scene": sc, "versions": versions(["mjgranular"], a), "runs": []}
+    for shape in shapes:
+      print("repose: %s, %d grains ..." % (shape, sc["n"]), flush=True)
+      row = run_mjgranular(sc, pos0, 0.0, a, work, shape)
+      row["load_1min"] = os.getloadavg()[0]
+      res["runs"].append(row)
+      print("repose:   %s" % ("failed: " + row["why"] if row.get("failed") else
+                            "angle %s, %.1f s wall" % (fmt(row["profile"]["angle"]),
+                                                       row["wall_s"])), flush=True)
+      with open(saved, "w") as f:
+        json.dump(res, f, indent=1)
+  with open(saved, "w") as f:
+    json.dump(res, f, indent=1)
+  print(report_shapes(res, out))
+
+
 def plot(res, out):
   import matplotlib
   matplotlib.use("Agg")
@@ -660,7 +765,10 @@ def main():
   ap.add_argument("--quick", action="store_true", help="1000 grains, faster lift, shorter runs")
   ap.add_argument("--mu-r", default="0,0.1,0.3", help="rolling friction values (comma list)")
   ap.add_argument("--codes", default="mjgranular,liggghts", help="comma list")
-  ap.add_argument("--out", default=os.path.join(ROOT, "out", "repose"))
+  ap.add_argument("--shapes", help="instead: heaps of these grain shapes of one volume, "
+                  "mjgranular only, rolling friction 0 (comma list of %s; out/repose_shapes)"
+                  % ",".join(grain_shapes.SHAPES))
+  ap.add_argument("--out", help="output folder (default out/repose, --shapes out/repose_shapes)")
   ap.add_argument("--plugin", help="plugin library (default: $MJGRANULAR_PLUGIN, else the build's)")
   ap.add_argument("--threads", type=int, default=2, help="OpenMP threads / MPI ranks")
   ap.add_argument("--grains", type=int, help="grain count (default 3500, --quick 1000)")
@@ -674,6 +782,8 @@ def main():
   a = ap.parse_args()
   if a.lift_speed is None:
     a.lift_speed = 2 * LIFT_SPEED if a.quick else LIFT_SPEED
+  if a.out is None:
+    a.out = os.path.join(ROOT, "out", "repose_shapes" if a.shapes else "repose")
   codes = [c for c in a.codes.split(",") if c]
   for c in codes:
     if c not in ("mjgranular", "liggghts"):
@@ -684,6 +794,13 @@ def main():
   os.environ.setdefault("OMP_WAIT_POLICY", "passive")
   if a.plugin:  # the copy `import mujoco` loads
     os.environ["MJGRANULAR_PLUGIN"] = os.path.abspath(a.plugin)
+  if a.shapes:
+    shapes = [s for s in a.shapes.split(",") if s]
+    for s in shapes:
+      if s not in grain_shapes.SHAPES:
+        ap.error("unknown shape %r" % s)
+    run_shapes(a, shapes)
+    return
   out = os.path.abspath(a.out)
   work = os.path.join(out, "work")
   os.makedirs(work, exist_ok=True)
@@ -701,7 +818,7 @@ def main():
     print(report(res, out))
     return
 
-  sc = scene(a.quick, a.grains)
+  sc = scene("quick" if a.quick else "full", a.grains)
   pos0 = initial_grains(sc, a.seed)
   np.save(os.path.join(work, "initial.npy"), pos0)
   res = {"quick": a.quick, "date": time.strftime("%Y-%m-%d %H:%M"), "seed": a.seed,

@@ -1,0 +1,127 @@
+"""Grain shapes of one volume for the shape benchmarks (repose.py --shapes, silo.py): a sphere, a
+cube and a 3D cross (the centre cube and its six face neighbours, non-convex, as bench_clumps'),
+the meshes as MJCF assets with faces, and each grain's highest point read back through MuJoCo.
+
+Every shape has the volume of a sphere of radius peers.RADIUS. The meshes are unions of voxels,
+written as closed, outward-oriented triangle lists: given by vertices only, MuJoCo would take the
+convex hull, which fills the cross's re-entrant corners.
+"""
+
+import math
+
+import numpy as np
+
+from peers import RADIUS
+
+SHAPES = ("sphere", "cube", "cross")
+VOLUME = 4.0 / 3.0 * math.pi * RADIUS ** 3
+VOXELS = {  # integer voxel centres of each mesh shape
+  "cube": [(0, 0, 0)],
+  "cross": [(0, 0, 0), (1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)],
+}
+
+
+def voxel_mesh(voxels, side):
+  """vertices (k x 3) [m] and triangles (f x 3) of the union's surface, centred on the origin:
+  every voxel face without a voxel behind it, two triangles counter-clockwise seen from outside."""
+  filled = set(voxels)
+  index, verts, faces = {}, [], []
+
+  def vertex(c):
+    if c not in index:
+      index[c] = len(verts)
+      verts.append(c)
+    return index[c]
+  for v in voxels:
+    for k in range(3):
+      u, w = (k + 1) % 3, (k + 2) % 3
+      for s in (1, -1):
+        nb = list(v)
+        nb[k] += s
+        if tuple(nb) in filled:
+          continue
+        # corners in (u, w) order turn about +e_k; reversed for the -e_k face
+        quad = []
+        for cu, cw in ((0, 0), (1, 0), (1, 1), (0, 1)):
+          c = [2 * x - 1 for x in v]  # corners in half-voxel units: 2 v +- 1
+          c[k] = 2 * v[k] + s
+          c[u] += 2 * cu
+          c[w] += 2 * cw
+          quad.append(vertex(tuple(c)))
+        if s < 0:
+          quad.reverse()
+        faces += [(quad[0], quad[1], quad[2]), (quad[0], quad[2], quad[3])]
+  return 0.5 * side * np.array(verts, float), np.array(faces, int)
+
+
+def mesh(shape):
+  """the mesh of a shape of VOLUME: vertices [m], triangles."""
+  vox = VOXELS[shape]
+  return voxel_mesh(vox, (VOLUME / len(vox)) ** (1.0 / 3.0))
+
+
+def reach(shape):
+  """the largest distance of a shape's surface from its centre [m]."""
+  return RADIUS if shape == "sphere" else float(np.linalg.norm(mesh(shape)[0], axis=1).max())
+
+
+def asset(shape):
+  """the MJCF <mesh> of a mesh shape (named as the shape), or '' for the sphere."""
+  if shape == "sphere":
+    return ""
+  v, f = mesh(shape)
+  return '<mesh name="%s" vertex="%s" face="%s"/>' % (
+    shape, " ".join("%.9g" % x for x in v.ravel()), " ".join(str(i) for i in f.ravel()))
+
+
+def config(shape, clump_spheres):
+  """the terrain keys that make every grain this shape."""
+  if shape == "sphere":
+    return []
+  return [("shape", shape), ("clump_spheres", clump_spheres)]
+
+
+def random_quats(n, rng):
+  """n uniformly random unit quaternions (w x y z)."""
+  q = rng.normal(size=(n, 4))
+  return q / np.linalg.norm(q, axis=1, keepdims=True)
+
+
+def tops(m, d, g):
+  """each grain's highest point [m]: z + radius for spheres; for mesh grains the highest vertex
+  of the mesh as the plugin draws it (grain pose composed with the type's body frame), read from
+  an mjvScene, as the grain's radius is the type's bounding radius and overstates the top of a
+  grain not standing on a corner."""
+  import mujoco
+  pos = np.array(g.positions)
+  if not np.any(m.mesh_vertnum):
+    return pos[:, 2] + np.array(g.radii)
+  scn = mujoco.MjvScene(m, maxgeom=m.ngeom + len(pos) + 100)
+  mujoco.mjv_updateScene(m, d, mujoco.MjvOption(), None, mujoco.MjvCamera(),
+                         mujoco.mjtCatBit.mjCAT_ALL, scn)
+  out, at = [], []
+  for i in range(scn.ngeom):
+    geom = scn.geoms[i]
+    if geom.type != mujoco.mjtGeom.mjGEOM_MESH:
+      continue
+    mid = geom.dataid // 2
+    vert = m.mesh_vert[m.mesh_vertadr[mid]:m.mesh_vertadr[mid] + m.mesh_vertnum[mid]]
+    out.append(geom.pos[2] + (vert @ geom.mat.reshape(3, 3)[2]).max())
+    at.append(np.array(geom.pos))
+  # the meshes are centred on their centroids, so each drawn mesh sits on its grain's position
+  if len(out) != len(pos) or np.abs(np.array(at) - pos).max() > 1e-6:
+    raise RuntimeError("the scene's grain meshes do not match the grains")
+  return np.array(out)
+
+
+def place(g, pos, shape, rng):
+  """write grains of shape at pos, at rest, into the empty bed of a terrain with key count (g:
+  mjgranular.grains); mesh grains turned at random."""
+  g.state[0] = len(pos)
+  g.positions[:] = pos
+  g.velocities[:] = 0
+  g.angular_velocities[:] = 0
+  if shape != "sphere":
+    g.types[:] = 0
+    g.orientations[:] = random_quats(len(pos), rng)
+  g.state[1] = 0
