@@ -109,7 +109,11 @@ static grnStatus upload_clumps(grnSolver* solver, const mjgGrainTypes* types, in
                                 stage_part(stage->grain, mjgSTATE_POS, cap), q,
                                 stage_part(stage->grain, mjgSTATE_VEL, cap),
                                 stage_part(stage->grain, mjgSTATE_ANGVEL, cap));
-  if (st == grnERR_ARG && why) orientation_why(q, n, why, size);
+  if (st == grnERR_ARG && why) {
+    // the types are the terrain's own, so the grains' orientations are what can be wrong
+    snprintf(why, size, "the solver refuses the clumps of %d grains", n);
+    orientation_why(q, n, why, size);
+  }
   return st;
 }
 

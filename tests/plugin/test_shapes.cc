@@ -12,6 +12,7 @@
 //   initial bed again;
 // - the viewer draws each mesh grain as its mesh, placed so that the mesh's centroid is the
 //   grain's centre of mass, and each sphere as a sphere;
+// - a grain's type or orientation that the step cannot use is refused naming the grain;
 // - shape sphere, said or not, is the same bed and the same steps bit for bit.
 #include <algorithm>
 #include <cmath>
@@ -324,6 +325,39 @@ TEST(Shapes, CopiedStateStepsBitForBitAndResetWritesTheBed) {
   mj_resetData(s.m.get(), s.d.get());
   std::vector<mjtNum> reset = mjg_test::StateCopy(s.m.get(), s.d.get());
   EXPECT_EQ(std::memcmp(reset.data(), initial.data(), reset.size() * sizeof(mjtNum)), 0);
+}
+
+// a mesh grain's state the step cannot use is refused with one warning naming the grain and what
+// is wrong, the state left as it was
+TEST(Shapes, AStateWithABadTypeOrOrientationIsRefusedSayingWhy) {
+  struct Bad {
+    const char* what;
+    void (*apply)(const mjg_test::Grains& g);
+    std::vector<std::string> says;
+  };
+  const Bad bad[] = {
+      {"a type past the types", [](const mjg_test::Grains& g) { *g.type(3) = 2; },
+       {"type of grain 3", "2 grain types"}},
+      {"a type between two", [](const mjg_test::Grains& g) { *g.type(1) = 0.5; },
+       {"type of grain 1"}},
+      {"an orientation not of norm 1", [](const mjg_test::Grains& g) { g.orient(2)[0] = 3; },
+       {"orientation of grain 2"}},
+  };
+  for (const Bad& b : bad) {
+    Scene s({{"fill", "-0.04 -0.04 0.01 0.04 0.04 0.06"}, {"count", "200"},
+             {"shape", "cube sphere"}, {"radius", "0.004"}});
+    ASSERT_TRUE(s.m);
+    b.apply(s.g);
+    std::vector<mjtNum> before = mjg_test::StateCopy(s.m.get(), s.d.get());
+    mjg_test::WarningCapture warnings;
+    s.Step(1);
+    EXPECT_EQ(warnings.Messages().size(), 1u) << b.what << ":\n" << warnings.All();
+    for (const std::string& text : b.says) {
+      EXPECT_NE(warnings.All().find(text), std::string::npos)
+          << b.what << ": the warning does not say " << text << ":\n" << warnings.All();
+    }
+    EXPECT_EQ(mjg_test::StateCopy(s.m.get(), s.d.get()), before) << b.what;
+  }
 }
 
 TEST(Shapes, ShapeSphereIsTheBedOfSpheres) {

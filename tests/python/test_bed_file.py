@@ -97,29 +97,30 @@ def test_saved_bed_starts_a_new_model_exactly(settled, tmp_path):
     assert np.array_equal(h.state, g.state)
 
 
-def older(raw, n, version):
-    """The bytes of a version 4 file of n spheres in format version 3 (a 32-byte header, no
-    types) or 2 (no orientations either)."""
-    raw = bytearray(raw)
-    h4, h3 = mjgranular.bedfile.BED_HEADER.itemsize, mjgranular.bedfile.BED_HEADER_V3.itemsize
-    del raw[h4 + 56 * n:h4 + 60 * n]
-    if version == 2:
-        del raw[h4 + 36 * n:h4 + 52 * n]
-    del raw[h3:h4]
-    raw[8:12] = version.to_bytes(4, "little")
-    return bytes(raw)
-
-
-def test_version_three_bed_loads_as_saved(settled, tmp_path):
-    # a file of format version 3 (before grain types): the same grains and contacts
+def older(settled, tmp_path, version):
+    """A bed file of the settled bed stepped 10 times, written in format version 3 (a 32-byte
+    header, no types) or 2 (no orientations either); its path and the grains it was saved from."""
     d = mujoco.MjData(settled)
     for _ in range(10):
         mujoco.mj_step(settled, d)
     path = tmp_path / "bed.mjgbed"
     mjgranular.save_bed(path, settled, d)
     g = mjgranular.grains(settled, d)
-    old = tmp_path / "v3.mjgbed"
-    old.write_bytes(older(path.read_bytes(), g.count, 3))
+    n, raw = g.count, bytearray(path.read_bytes())
+    h4, h3 = mjgranular.bedfile.BED_HEADER.itemsize, mjgranular.bedfile.BED_HEADER_V3.itemsize
+    del raw[h4 + 56 * n:h4 + 60 * n]
+    if version == 2:
+        del raw[h4 + 36 * n:h4 + 52 * n]
+    del raw[h3:h4]
+    raw[8:12] = version.to_bytes(4, "little")
+    old = tmp_path / f"v{version}.mjgbed"
+    old.write_bytes(bytes(raw))
+    return old, g
+
+
+def test_version_three_bed_loads_as_saved(settled, tmp_path):
+    # a file of format version 3 (before grain types): the same grains and contacts
+    old, g = older(settled, tmp_path, 3)
     bed = mjgranular.load_bed(old)
     assert bed.spheres == 1 and bed.ntype == 1 and bed.fingerprint == 0
     m = mujoco.MjModel.from_xml_string(scene({"bed_file": old, "radius": "0.004"}))
@@ -132,17 +133,9 @@ def test_version_three_bed_loads_as_saved(settled, tmp_path):
 def test_version_two_bed_loads_at_the_identity(settled, tmp_path):
     # a file of format version 2 (before orientations were kept): the same bytes without the
     # orientations block; everything else loads as saved, every grain at the identity
-    d = mujoco.MjData(settled)
-    for _ in range(10):
-        mujoco.mj_step(settled, d)
-    path = tmp_path / "bed.mjgbed"
-    mjgranular.save_bed(path, settled, d)
-    n = mjgranular.grains(settled, d).count
-    old = tmp_path / "v2.mjgbed"
-    old.write_bytes(older(path.read_bytes(), n, 2))
-
+    old, g = older(settled, tmp_path, 2)
+    n = g.count
     bed = mjgranular.load_bed(old)
-    g = mjgranular.grains(settled, d)
     identity = np.tile([1, 0, 0, 0], (n, 1))
     assert np.array_equal(bed.orientations, identity)
     assert np.array_equal(bed.angular_velocities, g.angular_velocities)
