@@ -207,3 +207,11 @@ def test_bed_file_of_mesh_grains_continues_the_run_bit_for_bit(tmp_path):
     other = loaded_xml.replace('value="cube sphere"', 'value="sphere cube"')
     with pytest.raises(ValueError, match="config key 'bed_file'.*fingerprint"):
         mujoco.MjModel.from_xml_string(other)
+
+
+def test_committed_rocks_are_what_make_rocks_writes():
+    # the script also checks each rock is closed, consistently oriented and of positive volume
+    script = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "examples",
+                          "make_rocks.py")
+    run = subprocess.run([sys.executable, script, "--check"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
