@@ -44,8 +44,8 @@ MJG_EXPORT double mjgranular_fill_count(const mjModel* m, int instance, const do
 // The grain types of terrain instance `instance` of m in d (its plugin_data): their count (1 for
 // spheres) and fingerprint (mjg_grain_types_hash: 0 for spheres), as a bed file records them, and
 // when mass is not NULL each type's mass [kg] into mass (room for *ntype: ask without it first;
-// spheres of mixed radii: the largest's). 0 on success, -1 for an instance that is not a terrain or has no
-// data.
+// spheres of mixed radii: the largest's). 0 on success, -1 for an instance that is not a terrain
+// or has no data.
 MJG_EXPORT int mjgranular_grain_types(const mjModel* m, const mjData* d, int instance, int* ntype,
                                       unsigned long long* hash, double* mass);
 

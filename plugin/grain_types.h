@@ -58,9 +58,9 @@ int mjg_grain_types_build(const mjModel* m, const char* const* names, int nmesh,
                           double density, int clump_spheres, mjgGrainTypes* out, char* msg,
                           int msg_size);
 
-// The grain types of terrain instance `instance`'s config, in the order of key shape, with the solver's table: a
-// mesh's as mjg_grain_types_build makes it (cfg's density and clump_spheres), a sphere of key
-// radius for the word sphere. On failure free everything, write a message naming key shape, the
+// The grain types of terrain instance `instance`'s config, in the order of key shape, with the
+// solver's table: a mesh's as mjg_grain_types_build makes it (cfg's density and clump_spheres), a
+// sphere of key radius for the word sphere. On failure free everything, write a message naming key shape, the
 // mesh and the cause into msg and return -1.
 int mjg_grain_types_make(const mjModel* m, int instance, const mjgConfig* cfg, mjgGrainTypes* out,
                          char* msg, int msg_size);

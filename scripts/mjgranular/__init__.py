@@ -29,9 +29,9 @@ from mjgranular.state import (Grains, contact_arrays, fill_count, grain_types, g
                               state_part, substeps, timestep)
 
 __all__ = ["Bed", "Grains", "PLUGIN_NAME", "PluginCopyError", "configured", "contact_arrays",
-           "fill_count", "grain_types", "grains", "library", "load_bed", "load_plugin", "models_dir",
-           "plugin_path", "radius", "save_bed", "scene", "scenes", "state_part", "substeps",
-           "terrain_config", "timestep"]
+           "fill_count", "grain_types", "grains", "library", "load_bed", "load_plugin",
+           "models_dir", "plugin_path", "radius", "save_bed", "scene", "scenes", "state_part",
+           "substeps", "terrain_config", "timestep"]
 
 # the environments are registered whenever gymnasium is there to take them; a gymnasium that
 # fails to import must not keep `import mujoco` (this package's entry point) from the plugin

@@ -57,8 +57,8 @@ def save_bed(path, model, data, instance=0, contacts=True):
     the bed_file config key of later models: radius, positions, velocities, angular velocities,
     orientations, radii, grain types (and the types' fingerprint: a bed loads only into a
     terrain of the same types) and, unless contacts=False, the contact state (so the bed
-    continues as this run would have). Values are the state's floats, so a model loading the file starts from
-    exactly these grains."""
+    continues as this run would have). Values are the state's floats, so a model loading the file
+    starts from exactly these grains."""
     g = grains(model, data, instance)
     n, spheres = g.count, g.contact_capacity // g.capacity
     header = np.zeros((), BED_HEADER)

@@ -110,7 +110,8 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } else {
     require(cfg.count >= 1 && cfg.count <= 1 << 26, "a capacity outside [1, 2^26]", "");
     require(cfg.radius_min > 0 && cfg.radius_min <= cfg.radius, "radii out of order", "");
-    require(mjg_state_size(cfg.count, cfg.spheres, nbody) <= INT_MAX, "a plugin_state beyond an int", "");
+    require(mjg_state_size(cfg.count, cfg.spheres, nbody) <= INT_MAX,
+            "a plugin_state beyond an int", "");
     // what init does next with a config that loads
     mjtNum gravity[3] = {0, 0, -9.81};
     grnParams params;

@@ -168,8 +168,9 @@ def test_gravel_scene_carries_the_box_on_its_stones():
 
 def test_bed_file_of_mesh_grains_continues_the_run_bit_for_bit(tmp_path):
     """save_bed of a bed of cubes and spheres, loaded by a model of the same shape keys with
-    bed_file (count the saved model's, else the file's grains), starts from exactly those grains and contacts and steps as
-    the saved run steps; a terrain of other grain types refuses the file naming the key."""
+    bed_file (count the saved model's, else the file's grains), starts from exactly those grains
+    and contacts and steps as the saved run steps; a terrain of other grain types refuses the file
+    naming the key."""
     mjgranular.load_plugin()
     m = mujoco.MjModel.from_xml_string(SCENE)
     d = mujoco.MjData(m)
