@@ -17,6 +17,7 @@
 #include "geoms.h"
 #include "mesh_mass.h"
 #include "sdf_mesh.h"
+#include "shared_cache.h"
 
 // least grid margin around a mesh's bounding box, in cells: nodes outside the surface on every
 // side, so the fit measures the surface it misses everywhere (as the fits in kernels/README.md)
@@ -253,22 +254,15 @@ int mjg_grain_types_make(const mjModel* m, int instance, const mjgConfig* cfg, m
   return 0;
 }
 
-// FNV-1a of n bytes, continuing from h
-static uint64_t fnv1a(uint64_t h, const void* bytes, size_t n) {
-  const unsigned char* b = (const unsigned char*)bytes;
-  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
-  return h;
-}
-
 uint64_t mjg_grain_types_hash(const mjgGrainTypes* types) {
   if (!types) return 0;
-  uint64_t h = fnv1a(1469598103934665603ull, &types->ntype, sizeof(int));
+  uint64_t h = mjg_fnv1a(MJG_FNV1A_BASIS, &types->ntype, sizeof(int));
   for (int k = 0; k < types->ntype; k++) {
     const grnClumpType* c = types->clump + k;
-    h = fnv1a(h, &c->nsphere, sizeof(int));
-    h = fnv1a(h, c->spheres, 4 * (size_t)c->nsphere * sizeof(float));
-    h = fnv1a(h, &c->mass, sizeof(float));
-    h = fnv1a(h, c->inertia, sizeof(c->inertia));
+    h = mjg_fnv1a(h, &c->nsphere, sizeof(int));
+    h = mjg_fnv1a(h, c->spheres, 4 * (size_t)c->nsphere * sizeof(float));
+    h = mjg_fnv1a(h, &c->mass, sizeof(float));
+    h = mjg_fnv1a(h, c->inertia, sizeof(c->inertia));
   }
   return h ? h : 1;  // 0 means spheres
 }
@@ -282,7 +276,7 @@ static pthread_mutex_t g_report_lock = PTHREAD_MUTEX_INITIALIZER;
 
 // 1 the first time this line is seen in the process
 static int first_report(const char* line) {
-  uint64_t h = fnv1a(1469598103934665603ull, line, strlen(line));
+  uint64_t h = mjg_fnv1a(MJG_FNV1A_BASIS, line, strlen(line));
   pthread_mutex_lock(&g_report_lock);
   int seen = 0;
   for (int i = 0; i < g_nreported && !seen; i++) seen = g_reported[i] == h;

@@ -43,9 +43,9 @@ void mjg_key_add(mjgKey* k, const void* data, size_t size) {
 
 void mjg_key_int(mjgKey* k, int v) { mjg_key_add(k, &v, sizeof(v)); }
 
-static uint64_t fnv1a(const unsigned char* bytes, size_t size) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < size; i++) h = (h ^ bytes[i]) * 1099511628211ull;
+uint64_t mjg_fnv1a(uint64_t h, const void* bytes, size_t n) {
+  const unsigned char* b = (const unsigned char*)bytes;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
   return h;
 }
 
@@ -89,7 +89,7 @@ const void* mjg_cache_acquire(mjgCache* c, mjgKey* key, mjgCacheBuild build, con
     snprintf(why, size, "out of memory for the cache key");
     return NULL;
   }
-  uint64_t hash = fnv1a(key->bytes, key->size);
+  uint64_t hash = mjg_fnv1a(MJG_FNV1A_BASIS, key->bytes, key->size);
 
   // an equal input in the list: wait while another thread builds it
   pthread_mutex_lock(&c->lock);

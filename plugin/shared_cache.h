@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 
 // the bytes of an input, appended piece by piece
 typedef struct mjgKey_ {
@@ -16,6 +17,12 @@ typedef struct mjgKey_ {
 
 void mjg_key_add(mjgKey* k, const void* data, size_t size);
 void mjg_key_int(mjgKey* k, int v);
+
+// the basis of an FNV-1a hash, which mjg_fnv1a continues
+#define MJG_FNV1A_BASIS 1469598103934665603ull
+
+// FNV-1a of n bytes, continuing from h (MJG_FNV1A_BASIS to start): the same in every process.
+uint64_t mjg_fnv1a(uint64_t h, const void* bytes, size_t n);
 
 // builds the value of an input into value (zeroed, the cache's value_size bytes): 0, or -1 with
 // the cause in why (and nothing left to free in value)
