@@ -6,14 +6,15 @@
 #include <string.h>
 
 #include "granular.h"
+#include "grn_cem.h"
 #include "grn_clump.h"
 #include "grn_solver.h"
 
 // the arrays grn_set_clumps writes: the clumps' and their spheres'
 static const char* const kClumpArrays[] = {
   "clump_pos", "clump_vel", "clump_mom", "clump_angvel", "clump_orient", "clump_inertia",
-  "clump_inv_mass", "clump_first", "clump_count", "elem_clump", "elem_local", "elem_offset",
-  "pos", "vel", "angvel", "orient", "rad", "inv_mass", "inv_inertia",
+  "clump_inv_mass", "clump_first", "clump_count", "clump_type", "elem_clump", "elem_local",
+  "elem_offset", "pos", "vel", "angvel", "orient", "rad", "inv_mass", "inv_inertia",
 };
 enum { kNClumpArrays = (int)(sizeof(kClumpArrays) / sizeof(kClumpArrays[0])) };
 
@@ -43,6 +44,21 @@ static grnStatus check_type(const grnParams* p, const grnClumpType* t) {
   return grnOK;
 }
 
+// grnOK when type t of a solver with contact fields f (NULL: none) leads with its bound where
+// it has fields: a sphere at the centre of mass that holds its other spheres
+static grnStatus check_bound(const float* f, int ntypes, int index, const grnClumpType* t) {
+  if (!f) return grnOK;
+  if (ntypes != grn_cem_ntype(f)) return grnERR_ARG;
+  if (!(grn_cem_type(f, index)[8] > 0)) return grnOK;
+  const float* b = t->spheres;
+  if (t->nsphere < 2 || b[0] != 0 || b[1] != 0 || b[2] != 0) return grnERR_ARG;
+  for (int e = 1; e < t->nsphere; e++) {
+    const float* s = t->spheres + 4 * e;
+    if (sqrtf(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]) + s[3] > b[3]) return grnERR_ARG;
+  }
+  return grnOK;
+}
+
 // grnOK when the clumps' numbers are usable; *total: their spheres
 static grnStatus check_clumps(const grnSolver* s, const grnClumpType* types, int ntypes, int n,
                               const int* type, const float* pos, const float* orient,
@@ -51,6 +67,7 @@ static grnStatus check_clumps(const grnSolver* s, const grnClumpType* types, int
   if (n > 0 && (!types || ntypes < 1 || !type || !pos || !orient)) return grnERR_ARG;
   for (int t = 0; t < ntypes && n > 0; t++) {
     grnStatus st = check_type(&s->params, types + t);
+    if (st == grnOK) st = check_bound(s->cem, ntypes, t, types + t);
     if (st != grnOK) return st;
   }
   long long spheres = 0;
@@ -92,8 +109,9 @@ static void free_host(grnData* h) {
 }
 
 // clump c of type t at its pose and velocities into h, its spheres from grain first on
-static void fill_clump(grnData* h, int c, const grnClumpType* t, int first, const float* pos,
-                       const float* orient, const float* vel, const float* angvel) {
+static void fill_clump(grnData* h, int c, int type, const grnClumpType* t, int first,
+                       const float* pos, const float* orient, const float* vel,
+                       const float* angvel) {
   grnQuat q = grn_load_quat(orient + 4 * c);
   grnVec3 inertia = grn_v3(t->inertia[0], t->inertia[1], t->inertia[2]);
   grnVec3 w = angvel ? grn_load3(angvel + 3 * c) : grn_v3(0, 0, 0);
@@ -106,6 +124,7 @@ static void fill_clump(grnData* h, int c, const grnClumpType* t, int first, cons
   h->clump_inv_mass[c] = 1 / t->mass;
   h->clump_first[c] = first;
   h->clump_count[c] = t->nsphere;
+  h->clump_type[c] = type;
   // a single sphere rolls on its own, with its mean moment; a clump's spheres do not
   float ii = t->nsphere == 1 ? 3 / (t->inertia[0] + t->inertia[1] + t->inertia[2]) : 0;
   for (int e = 0; e < t->nsphere; e++) {
@@ -122,7 +141,7 @@ static void fill_clump(grnData* h, int c, const grnClumpType* t, int first, cons
 grnStatus grn_set_clumps(grnSolver* s, const grnClumpType* types, int ntypes, int n,
                          const int* type, const float* pos, const float* orient,
                          const float* vel, const float* angvel) {
-  if (!s || !s->consts.clumps) return grnERR_ARG;
+  if (!s || !s->consts.clumps || (s->consts.cem && !s->cem)) return grnERR_ARG;
   int total = 0;
   grnStatus st = check_clumps(s, types, ntypes, n, type, pos, orient, vel, angvel, &total);
   if (st != grnOK) return st;
@@ -133,7 +152,7 @@ grnStatus grn_set_clumps(grnSolver* s, const grnClumpType* types, int ntypes, in
     return grnERR_MEMORY;
   }
   for (int c = 0, first = 0; c < n; first += types[type[c]].nsphere, c++) {
-    fill_clump(&h, c, types + type[c], first, pos, orient, vel, angvel);
+    fill_clump(&h, c, type[c], types + type[c], first, pos, orient, vel, angvel);
   }
   // the spheres as grains (their contacts cleared), then every array of the clumps
   st = s->ops->set_grains(s, total, h.pos, h.vel);
@@ -149,6 +168,71 @@ grnStatus grn_set_clumps(grnSolver* s, const grnClumpType* types, int ntypes, in
   s->n = st == grnOK ? total : 0;
   s->nclump = st == grnOK ? n : 0;
   return st;
+}
+
+// 1 when net at offset at of the fields f (length count) fits them with inputs in and outputs
+// out, its layers no wider than GRN_CEM_MAX_WIDTH; *next: the offset past it
+static int check_net(const float* f, long long count, long long at, int in, int out,
+                     long long* next) {
+  if (at + 1 > count) return 0;
+  int nl = grn_cem_int(f, (int)at);
+  if (nl < 2 || nl > GRN_CEM_MAX_LAYERS || at + 2 + nl > count) return 0;
+  long long size = 2 + nl;
+  for (int l = 0; l <= nl; l++) {
+    int w = grn_cem_int(f, (int)(at + 1 + l));
+    if (w < 1 || w > GRN_CEM_MAX_WIDTH) return 0;
+    if (l > 0) size += (long long)w * grn_cem_int(f, (int)(at + l)) + w;
+  }
+  if (grn_cem_int(f, (int)(at + 1)) != in || grn_cem_int(f, (int)(at + 1 + nl)) != out) return 0;
+  *next = at + size;
+  return *next <= count;
+}
+
+// grnOK when the fields f fit their length count: their types, pair table and nets
+static grnStatus check_fields(const float* f, long long count) {
+  if (count < 1 || count >= (1 << 24)) return grnERR_ARG;
+  int nt = grn_cem_int(f, 0);
+  long long table = 1 + (long long)GRN_CEM_TYPE_FLOATS * nt;
+  if (nt < 1 || table + (long long)nt * nt > count) return grnERR_ARG;
+  for (int a = 0; a < nt; a++) {
+    for (int b = 0; b < nt; b++) {
+      int rec = grn_cem_pair_offset(f, a, b);
+      if (rec != grn_cem_pair_offset(f, b, a)) return grnERR_ARG;
+      int fields = grn_cem_type(f, a)[8] > 0 && grn_cem_type(f, b)[8] > 0;
+      if (rec < 0) {
+        if (fields) return grnERR_ARG;  // two field types always meet by their fields
+        continue;
+      }
+      long long next;
+      if (!fields || rec + 2 > count || !(f[rec] > 0) ||
+          (grn_cem_int(f, rec + 1) != a && grn_cem_int(f, rec + 1) != b) ||
+          !check_net(f, count, rec + 2, GRN_CEM_INPUTS, 1, &next) ||
+          !check_net(f, count, next, GRN_CEM_INPUTS, 2, &next)) {
+        return grnERR_ARG;
+      }
+    }
+  }
+  return grnOK;
+}
+
+grnStatus grn_set_cem_fields(grnSolver* s, const float* fields) {
+  if (!s || !s->consts.cem || !fields) return grnERR_ARG;
+  long long count = s->params.cem_floats;
+  if (!all_finite(fields, (size_t)count)) return grnERR_NONFINITE;
+  grnStatus st = check_fields(fields, count);
+  if (st != grnOK) return st;
+  size_t bytes = (size_t)count * sizeof(float);
+  float* copy = (float*)malloc(bytes);
+  if (!copy) return grnERR_MEMORY;
+  memcpy(copy, fields, bytes);
+  st = s->ops->write(s, grn_solver_array("cem"), 0, copy, bytes);
+  if (st != grnOK) {
+    free(copy);
+    return st;
+  }
+  free(s->cem);
+  s->cem = copy;
+  return grnOK;
 }
 
 int grn_clump_count(const grnSolver* s) { return s ? s->nclump : 0; }

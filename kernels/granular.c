@@ -253,6 +253,10 @@ grnStatus grn_check_params(const grnParams* p, char* msg, int size) {
   if (p->max_clumps > 0 && p->one_loop) {
     return fail(msg, size, "clumps (max_clumps) need split passes; one_loop is 1");
   }
+  if (p->cem_floats < 0) return fail(msg, size, "cem_floats must be >= 0");
+  if (p->cem_floats > 0 && (p->max_clumps == 0 || p->model != grnMODEL_DEM)) {
+    return fail(msg, size, "contact fields (cem_floats) need clumps (max_clumps) and model dem");
+  }
   if (msg && size > 0) msg[0] = 0;
   return grnOK;
 }
@@ -297,6 +301,7 @@ static void derive_consts(grnSolver* s) {
   c->broadphase = p->broadphase;
   c->model = p->model;
   c->clumps = p->max_clumps > 0;
+  c->cem = p->cem_floats > 0;
   grn_dem_law_consts(p, &c->dem);
   s->grain_mass = grn_sphere_mass(p->density, p->radius);
 }
@@ -370,6 +375,7 @@ void grn_destroy(grnSolver* s) {
   if (s->ops) s->ops->destroy(s);
   for (int i = 0; i < s->ngrids; i++) free((void*)s->grids[i].values);
   free(s->grids);
+  free(s->cem);
   free(s->shapes);
   free(s->shapes_now);
   free(s->wrench_sum);

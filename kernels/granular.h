@@ -164,6 +164,8 @@ typedef struct grnParams_ {
                             // peak overlap of a 1 m/s impact (liggghts' hooke rule)
   int max_clumps;           // pj, dem: most rigid clumps of spheres (grn_set_clumps), at most
                             // capacity; 0 (default): every grain is a sphere of its own
+  int cem_floats;           // dem with clumps: length of the clump types' contact fields
+                            // (grn_set_cem_fields); 0 (default): none, clumps meet by spheres
 } grnParams;
 
 // default rolling and torsional resistance between grains: chosen so that a heap of grains at the
@@ -350,6 +352,16 @@ typedef struct grnClumpType_ {
 grnStatus grn_set_clumps(grnSolver* solver, const grnClumpType* types, int ntypes, int n,
                          const int* type, const float* pos, const float* orient,
                          const float* vel, const float* angvel);
+
+// Set the clump types' configuration-space contact fields (params.cem_floats floats, laid out as
+// kernels/grn_cem.h says, for the types grn_set_clumps is given): two clumps of types with fields
+// meet in one contact from their fields, through their first spheres, which must be their bounds
+// (centre at the centre of mass, radius holding the shape); their other spheres meet only shapes
+// and clumps without fields. Call it before grn_set_clumps, which a solver with cem_floats refuses
+// until then, and which refuses a type with fields whose first sphere is not its bound, or type
+// counts that differ. Refused (grnERR_ARG) on a solver without cem_floats or for a table
+// whose counts, offsets or nets do not fit its length; grnERR_NONFINITE for a non-finite number.
+grnStatus grn_set_cem_fields(grnSolver* solver, const float* fields);
 
 // Number of clumps (0 on a solver of spheres).
 int grn_clump_count(const grnSolver* solver);

@@ -3,6 +3,7 @@
 #ifndef MJGRANULAR_GRN_COLLIDE_H_
 #define MJGRANULAR_GRN_COLLIDE_H_
 
+#include "grn_cem.h"
 #include "grn_data.h"
 #include "grn_hash.h"
 
@@ -34,11 +35,6 @@ GRN_HD int grn_within_reach(const grnConsts* c, grnVec3 xi, float ri, float extr
   grnVec3 r = grn_sub(xi, xj);
   float cut = grn_pair_cutoff(c, ri, rj) + extra;
   return grn_dot(r, r) < cut * cut;
-}
-
-// 1 when grains i and j are spheres of one clump (grn_clump.h), which never touch each other
-GRN_HD int grn_same_clump(const grnData* d, const grnConsts* c, int i, int j) {
-  return c->clumps && d->elem_clump[i] == d->elem_clump[j];
 }
 
 // grain j, the count-th found, into out[0], out[stride], ... (at most max), as grn_grain_neighbors
@@ -93,7 +89,7 @@ GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, float extra
             int j = d->sorted[e];
             if (j == i || cj[0] != cx || cj[1] != cy || cj[2] != cz) continue;
             if (!grn_within_reach(c, xi, ri, extra, grn_load3(xj), xj[3])) continue;
-            if (grn_same_clump(d, c, i, j)) continue;
+            if (grn_never_touch(d, c, i, j)) continue;
             grn_keep_neighbor(c, j, count++, out, stride, max);
           }
         } else {
@@ -101,7 +97,7 @@ GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, float extra
             const int* cj = d->cell + 3 * j;
             if (j == i || cj[0] != cx || cj[1] != cy || cj[2] != cz) continue;
             if (!grn_within_reach(c, xi, ri, extra, grn_load3(d->pos + 3 * j), grn_radius(d, j)) ||
-                grn_same_clump(d, c, i, j)) {
+                grn_never_touch(d, c, i, j)) {
               continue;
             }
             grn_keep_neighbor(c, j, count++, out, stride, max);
@@ -278,7 +274,9 @@ GRN_HD void grn_collide_shapes(const grnData* d, const grnConsts* c, int i) {
   grnVec3 x = grn_load3(d->pos + 3 * i);
   float r = grn_radius(d, i), margin = c->margin * r;
   int count = 0, cap = d->cap;
-  for (int s = 0; s < d->nshapes; s++) {
+  // a bound is no surface: its clump's spheres meet the shapes
+  int nshapes = grn_cem_bound(d, c, i) ? 0 : d->nshapes;
+  for (int s = 0; s < nshapes; s++) {
     const grnShape* sh = d->shapes + s;
     grnVec3 rel = grn_sub(x, grn_load3(sh->pos));
     float reach = sh->rbound + r + margin;

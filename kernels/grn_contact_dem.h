@@ -17,6 +17,7 @@
 #ifndef MJGRANULAR_GRN_CONTACT_DEM_H_
 #define MJGRANULAR_GRN_CONTACT_DEM_H_
 
+#include "grn_cem.h"
 #include "grn_clump.h"
 #include "grn_collide.h"
 #include "grn_data.h"
@@ -108,11 +109,52 @@ GRN_HD void grn_dem_contact(const grnConsts* c, float depth, grnVec3 n, grnVec3 
   *m = *spring;
 }
 
+// pair p of two bounds of clumps with fields (grn_cem.h): the contact from their fields, its
+// force over the substep as the impulse on the solving grain (cp_imp) at the contact point, which
+// cp_mom keeps from that grain's centre [m] (grn_dem_cem_lever); the tangential spring advanced.
+// no rolling or torsional springs: clumps resist rolling by their shape
+GRN_HD void grn_dem_cem_pair(const grnData* d, const grnConsts* c, int p) {
+  size_t q = (size_t)p;
+  int i = d->cp_grain[p], j = d->cp_partner[p];
+  size_t slot = GRN_SLOT(d->cp_slot[p], i, d->cap);
+  int ti = d->clump_type[d->elem_clump[i]], tj = d->clump_type[d->elem_clump[j]];
+  grnVec3 xi = grn_load3(d->pos + 3 * i), xj = grn_load3(d->pos + 3 * j);
+  grnCemContact cc = grn_cem_contact(d->cem, ti, xi, grn_load_quat(d->orient + 4 * i), tj, xj,
+                                     grn_load_quat(d->orient + 4 * j));
+  grnVec3 ri = grn_sub(cc.point, xi), rj = grn_sub(cc.point, xj);
+  grnVec3 wi = grn_load3(d->angvel + 3 * i), wj = grn_load3(d->angvel + 3 * j);
+  grnVec3 u = grn_sub(grn_add(grn_load3(d->vel + 3 * i), grn_cross(wi, ri)),
+                      grn_add(grn_load3(d->vel + 3 * j), grn_cross(wj, rj)));
+  float ai = grn_cem_type(d->cem, ti)[7], aj = grn_cem_type(d->cem, tj)[7];
+  float meff = 1.0f / (grn_inv_mass(d, i) + grn_inv_mass(d, j));
+  grnVec3 shear = grn_load3(d->pair_lin + 3 * slot), spring = grn_v3(0, 0, 0);
+  grnVec3 f, m;
+  grn_dem_contact(c, cc.depth, cc.n, u, grn_sub(wi, wj), ai * aj / (ai + aj), meff, c->dem.estar,
+                  c->dem.gstar, c->friction, 0.0f, 0.0f, &shear, &spring, &f, &m);
+  grn_store3(d->pair_lin + 3 * slot, shear);
+  grn_store3(d->pair_rot + 3 * slot, spring);
+  grn_store3(d->cp_normal + 3 * q, cc.n);
+  d->cp_arm[2 * q] = d->cp_arm[2 * q + 1] = 0;
+  grn_store3(d->cp_imp + 3 * q, grn_scale(f, c->dt));
+  grn_store3(d->cp_mom + 3 * q, ri);
+}
+
+// the contact point of field pair p from grain i's centre (i either grain of the pair) [m]
+GRN_HD grnVec3 grn_dem_cem_lever(const grnData* d, int p, int i) {
+  grnVec3 solver = grn_load3(d->pos + 3 * (size_t)d->cp_grain[p]);
+  return grn_add(grn_load3(d->cp_mom + 3 * (size_t)p), grn_sub(solver, grn_load3(d->pos + 3 * i)));
+}
+
 // pair p (grn_pairing.h): its frame, its force over the substep as impulses on the solving grain
-// (cp_imp, cp_mom), and its springs advanced in the solving grain's slot
+// (cp_imp, cp_mom), and its springs advanced in the solving grain's slot; a pair of bounds by
+// their fields
 GRN_HD void grn_dem_pair(const grnData* d, const grnConsts* c, int p) {
   size_t q = (size_t)p;
   int i = d->cp_grain[p], j = d->cp_partner[p];
+  if (grn_cem_bound(d, c, i)) {
+    grn_dem_cem_pair(d, c, p);
+    return;
+  }
   size_t slot = GRN_SLOT(d->cp_slot[p], i, d->cap);
   grnPairFrame fr = grn_pair_frame(d, i, j);
   grnVec3 u, w;
@@ -163,7 +205,7 @@ GRN_HD void grn_dem_shape_forces(const grnData* d, const grnConsts* c, int i) {
 // negated; a dropped pair's released), and grain i's impulses of the substep summed in slot
 // order, then symplectic euler with gravity (a sphere of a clump leaves its sums to the clump)
 GRN_HD void grn_dem_integrate_grain(const grnData* d, const grnConsts* c, int i) {
-  int cap = d->cap;
+  int cap = d->cap, bound = grn_cem_bound(d, c, i);
   grnVec3 imp = grn_v3(0, 0, 0), torque = grn_v3(0, 0, 0);
   for (int k = 0; k < d->npair[i]; k++) {
     size_t slot = GRN_SLOT(k, i, cap);
@@ -182,7 +224,11 @@ GRN_HD void grn_dem_integrate_grain(const grnData* d, const grnConsts* c, int i)
       if (p < 0) continue;
     }
     imp = grn_add(imp, v.imp);
-    torque = grn_add(torque, grn_add(grn_contact_torque(v.n, v.arm, v.imp), v.mom));
+    if (bound) {
+      torque = grn_add(torque, grn_cross(grn_dem_cem_lever(d, p, i), v.imp));
+    } else {
+      torque = grn_add(torque, grn_add(grn_contact_torque(v.n, v.arm, v.imp), v.mom));
+    }
   }
   float r = grn_radius(d, i);
   for (int k = 0; k < d->nshape[i]; k++) {

@@ -39,6 +39,7 @@ typedef enum grnArrayUnit_ {
   grnUNIT_BODY,               // max_bodies (at least 1)
   grnUNIT_CLUMP,              // max_clumps
   grnUNIT_CLUMP_GRAIN,        // cap with clumps, else none
+  grnUNIT_CEM,                // params.cem_floats (contact fields, grn_cem.h)
   grnNUNIT
 } grnArrayUnit;
 
@@ -96,11 +97,13 @@ typedef enum grnArrayUnit_ {
   X(float, clump_inv_mass, 1, grnUNIT_CLUMP, "1 / mass [1/kg]")                                \
   X(int, clump_first, 1, grnUNIT_CLUMP, "its first sphere (a grain)")                          \
   X(int, clump_count, 1, grnUNIT_CLUMP, "its spheres")                                         \
+  X(int, clump_type, 1, grnUNIT_CLUMP, "its type (grn_set_clumps)")                            \
   X(float, clump_iter, GRN_ITER, grnUNIT_CLUMP, "pj: its jacobi iterate, as a grain's")        \
   X(float, clump_torque, 3, grnUNIT_CLUMP, "pj: the iterate's angular impulse [N m s]")        \
   X(int, elem_clump, 1, grnUNIT_CLUMP_GRAIN, "the clump of each sphere")                       \
   X(float, elem_local, 3, grnUNIT_CLUMP_GRAIN, "its centre in the clump's body frame [m]")     \
-  X(float, elem_offset, 3, grnUNIT_CLUMP_GRAIN, "the same turned into the world [m]")
+  X(float, elem_offset, 3, grnUNIT_CLUMP_GRAIN, "the same turned into the world [m]")           \
+  X(float, cem, 1, grnUNIT_CEM, "the types' contact fields (grn_cem.h)")
 
 // the grains and the per-substep work arrays
 #define GRN_GRAIN_ARRAYS(X)                                                                    \
@@ -224,6 +227,7 @@ static inline size_t grn_unit_count(int unit, const grnData* d, int nbody, const
     case grnUNIT_BODY: return nbody > 0 ? (size_t)nbody : 1;
     case grnUNIT_CLUMP: return p ? (size_t)p->max_clumps : 0;
     case grnUNIT_CLUMP_GRAIN: return p && p->max_clumps > 0 ? cap : 0;
+    case grnUNIT_CEM: return p ? (size_t)p->cem_floats : 0;
   }
   return 0;
 }
@@ -323,6 +327,7 @@ typedef struct grnConsts_ {
   int broadphase;             // grnBroadphase
   int model;                  // grnModel
   int clumps;                 // 1: grains are spheres of rigid clumps (grn_clump.h)
+  int cem;                    // 1: clumps of types with contact fields meet by them (grn_cem.h)
   grnDemLawConsts dem;        // the dem law's constants (pbd: its hooke spring's)
 } grnConsts;
 

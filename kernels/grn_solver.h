@@ -24,6 +24,7 @@ struct grnSolver_ {
   int ngrids;                 // sdf grids added
   int grid_cap;               // capacity of grids
   grnGridView* grids;         // host copies of the grids (values owned)       (grid_cap)
+  float* cem;                 // host copy of the contact fields, NULL: none   (cem_floats)
   double* wrench_sum;         // force, torque summed over substeps            (max_bodies x 6)
   double* wrench;             // average over the last advance                 (max_bodies x 6)
   // implicit body coupling (grn_body_motion.c)

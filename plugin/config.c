@@ -54,6 +54,7 @@ static const char* const kBools[] = {"false", "true", NULL};
 static const char* const kModels[] = {"pj", "dem", "pbd", NULL};          // grnModel
 static const char* const kLaws[] = {"hertz", "hooke", NULL};              // grnDemLaw
 static const char* const kBroadphases[] = {"hash", "sorted", NULL};       // grnBroadphase
+static const char* const kShapeModels[] = {"clump", "cem", NULL};         // mjgShapeModel
 
 #define OFF(f) offsetof(mjgConfig, f)
 _Static_assert(offsetof(mjgConfig, radius_min) == offsetof(mjgConfig, radius) + sizeof(double),
@@ -72,6 +73,9 @@ static const mjgAttr kAttr[] = {
   {"shape_mix",  mjgTEXT,    NULL,    "",      0,    0,         0, 0, -1, NULL},
   {"clump_spheres", mjgINT, MJG_QUOTE(MJG_CLUMP_SPHERES_DEFAULT), "", 1, GRN_CLUMP_MAX_SPHERES, 0,
    OFF(clump_spheres), -1, NULL},
+  {"shape_model", mjgWORD,   "clump", "",      0,    0,         0, OFF(shape_model), -1,
+   kShapeModels},
+  {"cem_fields", mjgTEXT,    NULL,    "",      0,    0,         0, 0, -1, NULL},
   {"friction",   mjgREAL,    "0.5",   "",      0,    1e3,       0, OFF(friction), -1, NULL},
   {"rolling_friction", mjgREAL, MJG_QUOTE(GRN_DEFAULT_ROLLING), "", 0, 1e3, 0,
    OFF(rolling_friction), -1, NULL},
@@ -406,7 +410,26 @@ static int read_shapes(const mjModel* m, int instance, mjgConfig* cfg, char* msg
     cfg->reach = compiled ? fmax(cfg->reach, reach) : NAN;
     cfg->smallest = compiled ? fmin(cfg->smallest, equal) : NAN;
   }
-  cfg->spheres = meshes ? cfg->clump_spheres : 1;
+  int cem = cfg->shape_model == mjgSHAPE_CEM;
+  cfg->spheres = meshes ? cfg->clump_spheres + cem : 1;
+  const char* fields = mjg_config_value(m, instance, "cem_fields");
+  if (fields && !cem) {
+    return mjg_config_refuse(msg, size, "cem_fields", fields,
+                             "is read with shape_model 'cem' only; shape_model is 'clump'");
+  }
+  if (cem && !meshes) {
+    return mjg_config_refuse(msg, size, "shape_model", "cem",
+                             "needs mesh grains: key 'shape' names no mesh");
+  }
+  if (cem && cfg->model != grnMODEL_DEM) {
+    return mjg_config_refuse(msg, size, "shape_model", "cem",
+                             "contact fields push with the dem law: set model 'dem'");
+  }
+  if (cem && !fields) {
+    return mjg_config_refuse(msg, size, "cem_fields", NULL,
+                             "is missing: shape_model 'cem' needs the file of fitted fields "
+                             "(python -m mjgranular.cem fit)");
+  }
   if (!meshes) return 0;
 
   // what mesh grains do not take (yet)

@@ -20,6 +20,12 @@ typedef enum mjgColor_ {
   mjgCOLOR_SPIN,            // by rim speed |w| r: cold blue (still) to hot red (spinning)
 } mjgColor;
 
+// how two mesh grains meet (key shape_model)
+typedef enum mjgShapeModel_ {
+  mjgSHAPE_CLUMP = 0,       // by their clumps' spheres
+  mjgSHAPE_CEM,             // by their pair's configuration-space contact fields (cem_fields)
+} mjgShapeModel;
+
 // parsed and checked configuration of one plugin instance
 typedef struct mjgConfig_ {
   int has_fill;             // 1: fill was given
@@ -32,8 +38,10 @@ typedef struct mjgConfig_ {
   int type_mesh[MJG_MAX_GRAIN_TYPES];    // each type's mesh id; -1: a sphere (key radius)
   double type_mix[MJG_MAX_GRAIN_TYPES];  // each type's share of the grains (key shape_mix)
   int clump_spheres;        // most spheres fitted to a mesh grain
-  int spheres;              // most solver spheres in one grain: clump_spheres with a mesh type,
-                            // else 1 (the contact state holds cap x spheres grains' contacts)
+  mjgShapeModel shape_model;  // how mesh grains meet each other
+  int spheres;              // most solver spheres in one grain: clump_spheres with a mesh type
+                            // (and its bound with shape_model cem), else 1 (the contact state
+                            // holds cap x spheres grains' contacts)
   double reach;             // radius of the sphere about its centre of mass that bounds the
                             // largest grain (spheres: radius)                             [m]
   double smallest;          // radius of a sphere of the smallest grain's volume (spheres:

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cem_fields.h"
 #include "config.h"
 #include "geoms.h"
 #include "mesh_mass.h"
@@ -205,6 +206,28 @@ static int sphere_type(double r, double density, mjgGrainType* t) {
   return 0;
 }
 
+// shape_model cem: each mesh type's solver spheres led by its bound (a sphere at the centre of
+// mass of radius its bound), where the fields' contacts meet; -1 when out of memory
+static int lead_with_bounds(mjgGrainTypes* types) {
+  int total = 0;
+  for (int k = 0; k < types->ntype; k++) total += types->type[k].nsphere + 1;
+  types->bounded = (float*)malloc(4 * (size_t)total * sizeof(float));
+  if (!types->bounded) return -1;
+  float* at = types->bounded;
+  for (int k = 0; k < types->ntype; k++) {
+    const mjgGrainType* t = types->type + k;
+    if (t->mesh < 0) continue;
+    at[0] = at[1] = at[2] = 0;
+    at[3] = (float)t->bound;
+    memcpy(at + 4, t->sphere, 4 * (size_t)t->nsphere * sizeof(float));
+    types->clump[k].nsphere = t->nsphere + 1;
+    types->clump[k].spheres = at;
+    types->radius = fmaxf(types->radius, at[3]);
+    at += 4 * (t->nsphere + 1);
+  }
+  return 0;
+}
+
 int mjg_grain_types_make(const mjModel* m, int instance, const mjgConfig* cfg, mjgGrainTypes* out,
                          char* msg, int msg_size) {
   // the meshes first, in the order named, then every type in its place
@@ -246,9 +269,18 @@ int mjg_grain_types_make(const mjModel* m, int instance, const mjgConfig* cfg, m
     out->bound = fmax(out->bound, t->bound);
   }
   mjg_grain_types_free(&meshes);
+  if (!fail && cfg->shape_model == mjgSHAPE_CEM) fail = lead_with_bounds(out);
   if (fail) {
     mjg_grain_types_free(out);
     snprintf(msg, msg_size, MJG_PLUGIN_NAME ": out of memory for %d grain types", cfg->ntype);
+    return -1;
+  }
+  const char* path = mj_getPluginConfig(m, instance, "cem_fields");
+  if (cfg->shape_model == mjgSHAPE_CEM &&
+      mjg_cem_fields_load(m, path ? path : "", out, why, sizeof(why))) {
+    mjg_grain_types_free(out);
+    snprintf(msg, msg_size, MJG_PLUGIN_NAME ": config key 'cem_fields' = '%s': %s",
+             path ? path : "", why);
     return -1;
   }
   return 0;
@@ -264,6 +296,7 @@ uint64_t mjg_grain_types_hash(const mjgGrainTypes* types) {
     h = mjg_fnv1a(h, &c->mass, sizeof(float));
     h = mjg_fnv1a(h, c->inertia, sizeof(c->inertia));
   }
+  if (types->cem) h = mjg_fnv1a(h, types->cem, (size_t)types->cem_floats * sizeof(float));
   return h ? h : 1;  // 0 means spheres
 }
 
@@ -315,5 +348,7 @@ void mjg_grain_types_free(mjgGrainTypes* types) {
   for (int i = 0; i < types->ntype; i++) free(types->type[i].sphere);
   free(types->type);
   free(types->clump);
+  free(types->bounded);
+  free(types->cem);
   memset(types, 0, sizeof(*types));
 }

@@ -41,8 +41,12 @@ typedef struct mjgGrainType_ {
 typedef struct mjgGrainTypes_ {
   int ntype;                // number of types
   mjgGrainType* type;       // one per name, in the order named                       (ntype)
-  grnClumpType* clump;      // the types as the solver takes them (mjg_grain_types_make) (ntype)
-  float radius;             // the largest sphere of any type (mjg_grain_types_make)      [m]
+  grnClumpType* clump;      // the types as the solver takes them (mjg_grain_types_make) (ntype);
+                            // with shape_model cem a mesh type's first sphere is its bound
+  float* bounded;           // those types' spheres, bound first (shape_model cem, else NULL)
+  float* cem;               // the contact fields for the solver (shape_model cem, else NULL)
+  long long cem_floats;     // their length
+  float radius;             // the largest solver sphere of any type (mjg_grain_types_make) [m]
   double bound;             // the largest type's bound (mjg_grain_types_make)            [m]
 } mjgGrainTypes;
 
@@ -60,8 +64,9 @@ int mjg_grain_types_build(const mjModel* m, const char* const* names, int nmesh,
 
 // The grain types of terrain instance `instance`'s config, in the order of key shape, with the
 // solver's table: a mesh's as mjg_grain_types_build makes it (cfg's density and clump_spheres), a
-// sphere of key radius for the word sphere. On failure free everything, write a message naming key shape, the
-// mesh and the cause into msg and return -1.
+// sphere of key radius for the word sphere; with shape_model cem each mesh type's solver spheres
+// led by its bound and the fields of key cem_fields. On failure free everything, write a message
+// naming the key (shape or cem_fields), the mesh and the cause into msg and return -1.
 int mjg_grain_types_make(const mjModel* m, int instance, const mjgConfig* cfg, mjgGrainTypes* out,
                          char* msg, int msg_size);
 
@@ -71,7 +76,8 @@ int mjg_grain_types_make(const mjModel* m, int instance, const mjgConfig* cfg, m
 int mjg_grain_mesh_size(const mjModel* m, int id, double* reach, double* equal, char* why,
                         int why_size);
 
-// A fingerprint of the types' clumps as the solver takes them (spheres, mass, moments, in order):
+// A fingerprint of the types' clumps as the solver takes them (spheres, mass, moments, in order,
+// and the contact fields):
 // equal types give equal fingerprints in every process; 0 for NULL (a terrain of spheres).
 uint64_t mjg_grain_types_hash(const mjgGrainTypes* types);
 

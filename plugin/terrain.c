@@ -64,6 +64,7 @@ static grnStatus ensure_solver(mjgTerrain* t, const mjModel* m, int instance, in
     params.max_clumps = t->cap;
     params.capacity = t->cap * t->cfg.spheres;
     params.radius = t->clumps->radius;
+    params.cem_floats = (int)t->clumps->cem_floats;
   }
   char refused[256];
   if (grn_check_params(&params, refused, sizeof(refused))) {
@@ -73,6 +74,7 @@ static grnStatus ensure_solver(mjgTerrain* t, const mjModel* m, int instance, in
   grnSolver* solver = NULL;
   grnStatus st = grn_create(&params, t->cfg.backend, &solver);
   if (st == grnOK) st = mjg_mesh_grids_add(&t->meshes, solver);
+  if (st == grnOK && t->clumps && t->clumps->cem) st = grn_set_cem_fields(solver, t->clumps->cem);
   if (st != grnOK) {
     snprintf(why, size, "could not create the granular solver: %s", grn_status_message(st));
     grn_destroy(solver);

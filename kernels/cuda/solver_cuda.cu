@@ -552,27 +552,33 @@ static grnStatus cuda_find_pairs(grnSolver* s, int* pairs, int max, int* npairs)
   GRN_CUDA_ON_DEVICE(g);
   GRN_CUDA_TRY(grn_cuda_broadphase(d, k, k->inv_cell, g->scan, g->scan_bytes, g->stream));
 
-  // host copies of what the neighbour walk reads: positions, radii and the broadphase's arrays
+  // host copies of what the neighbour walk reads: positions, radii, which clump each grain is a
+  // sphere of and its clump's first sphere and type (grn_never_touch), the broadphase's arrays
   grnData h;
   memset(&h, 0, sizeof(h));
   h.n = n;
+  h.nclump = d->nclump;
   h.cap = d->cap;
   h.hash_size = d->hash_size;
-  h.pos = (float*)malloc(3 * (size_t)n * sizeof(float));
-  h.rad = (float*)malloc((size_t)n * sizeof(float));
-  // which clump each grain is a sphere of, for grn_same_clump
-  h.elem_clump = k->clumps ? (int*)malloc((size_t)n * sizeof(int)) : NULL;
-  grnStatus st = h.pos && h.rad && (h.elem_clump || !k->clumps) ? grnOK : grnERR_MEMORY;
+  h.cem = s->cem;
+  size_t nc = k->clumps ? (size_t)d->nclump : 0, ng = k->clumps ? (size_t)n : 0;
+  struct { void** host; const void* device; size_t bytes; } copy[] = {
+    {(void**)&h.pos, d->pos, 3 * (size_t)n * sizeof(float)},
+    {(void**)&h.rad, d->rad, (size_t)n * sizeof(float)},
+    {(void**)&h.elem_clump, d->elem_clump, ng * sizeof(int)},
+    {(void**)&h.clump_first, d->clump_first, nc * sizeof(int)},
+    {(void**)&h.clump_type, d->clump_type, nc * sizeof(int)},
+  };
+  const int ncopy = (int)(sizeof(copy) / sizeof(copy[0]));
+  grnStatus st = grnOK;
   cudaError_t err = cudaSuccess;
-  if (st == grnOK) {
-    err = cudaMemcpyAsync(h.pos, d->pos, 3 * (size_t)n * sizeof(float), cudaMemcpyDeviceToHost,
-                          g->stream);
-    if (err == cudaSuccess) {
-      err = cudaMemcpyAsync(h.rad, d->rad, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost,
-                            g->stream);
-    }
-    if (err == cudaSuccess && h.elem_clump) {
-      err = cudaMemcpyAsync(h.elem_clump, d->elem_clump, (size_t)n * sizeof(int),
+  for (int a = 0; a < ncopy && st == grnOK && err == cudaSuccess; a++) {
+    if (copy[a].bytes == 0) continue;
+    *copy[a].host = malloc(copy[a].bytes);
+    if (!*copy[a].host) {
+      st = grnERR_MEMORY;
+    } else {
+      err = cudaMemcpyAsync(*copy[a].host, copy[a].device, copy[a].bytes,
                             cudaMemcpyDeviceToHost, g->stream);
     }
   }
@@ -595,9 +601,7 @@ static grnStatus cuda_find_pairs(grnSolver* s, int* pairs, int max, int* npairs)
 
   // each pair once, as (i < j), in order of i then j
   if (st == grnOK) st = grn_list_pairs(&h, k, pairs, max, npairs);
-  free(h.pos);
-  free(h.rad);
-  free(h.elem_clump);
+  for (int a = 0; a < ncopy; a++) free(*copy[a].host);
   for (int a = 0; a < grn_nbroadphase_arrays; a++) {
     free(*grn_array_field(&h, grn_broadphase_arrays + a));
   }
