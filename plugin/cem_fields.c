@@ -21,8 +21,8 @@ uint64_t mjg_cem_mesh_fingerprint(const mjModel* m, int id) {
 // it differs
 static int file_type_of(const mjModel* m, int id, const grnCemFile* f, const char* path,
                         char* why, int why_size) {
-  char name[GRN_CEM_NAME_SIZE];
-  mjg_mesh_name(m, id, name, sizeof(name));
+  char buf[GRN_CEM_NAME_SIZE];
+  const char* name = mjg_mesh_name(m, id, buf, sizeof(buf));
   for (int k = 0; k < f->ntype; k++) {
     if (strcmp(f->name[k], name)) continue;
     if (f->fingerprint[k] == mjg_cem_mesh_fingerprint(m, id)) return k;
