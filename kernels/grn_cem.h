@@ -60,12 +60,8 @@ GRN_HD int grn_cem_net_floats(const float* net) {
   return count;
 }
 
-// silu and its derivative
-GRN_HD float grn_cem_silu(float z) { return z / (1.0f + expf(-z)); }
-GRN_HD float grn_cem_silu_slope(float z) {
-  float s = 1.0f / (1.0f + expf(-z));
-  return s * (1.0f + z * (1.0f - s));
-}
+// the logistic sigmoid: silu(z) = z sigmoid(z), silu'(z) = sigmoid(z) (1 + z (1 - sigmoid(z)))
+GRN_HD float grn_cem_sigmoid(float z) { return 1.0f / (1.0f + expf(-z)); }
 
 // the net at net on input x (its width[0] numbers) into out (width[last] numbers); with grad,
 // the gradient of out[0] in x into grad (width[0] numbers): the hidden layers' inputs are kept
@@ -73,6 +69,7 @@ GRN_HD float grn_cem_silu_slope(float z) {
 GRN_HD void grn_cem_net_eval(const float* net, const float* x, float* out, float* grad) {
   int nl = grn_cem_int(net, 0);
   float z[GRN_CEM_MAX_LAYERS][GRN_CEM_MAX_WIDTH];   // each layer's affine output
+  float sg[GRN_CEM_MAX_LAYERS][GRN_CEM_MAX_WIDTH];  // its sigmoid (hidden layers)
   float a[2][GRN_CEM_MAX_WIDTH];                    // the layer's input, ping-pong
   const float* w[GRN_CEM_MAX_LAYERS];               // each layer's weights
   int in0 = grn_cem_int(net, 1);
@@ -88,7 +85,12 @@ GRN_HD void grn_cem_net_eval(const float* net, const float* x, float* out, float
       float s = bias[o];
       for (int k = 0; k < in; k++) s += p[o * in + k] * src[k];
       z[l][o] = s;
-      dst[o] = l + 1 < nl ? grn_cem_silu(s) : s;
+      if (l + 1 < nl) {
+        sg[l][o] = grn_cem_sigmoid(s);
+        dst[o] = s * sg[l][o];
+      } else {
+        dst[o] = s;
+      }
     }
     p = bias + n_out;
   }
@@ -104,7 +106,8 @@ GRN_HD void grn_cem_net_eval(const float* net, const float* x, float* out, float
     float* gin = g[(nl - l) & 1];
     float dz[GRN_CEM_MAX_WIDTH];
     for (int o = 0; o < n_out; o++) {
-      dz[o] = l + 1 < nl ? gout[o] * grn_cem_silu_slope(z[l][o]) : gout[o];
+      float slope = l + 1 < nl ? sg[l][o] * (1.0f + z[l][o] * (1.0f - sg[l][o])) : 1.0f;
+      dz[o] = gout[o] * slope;
     }
     for (int k = 0; k < in; k++) {
       float s = 0;
