@@ -83,14 +83,17 @@ class Fields:
     pairs: dict   # (a, b) -> PairField
 
 
-def fingerprint(verts, faces):
-    """64-bit FNV-1a over the float32 vertex bytes, then the int32 face bytes (C order)."""
-    h = FNV_BASIS
-    data = (np.ascontiguousarray(verts, dtype="<f4").tobytes()
-            + np.ascontiguousarray(faces, dtype="<i4").tobytes())
+def fnv1a(data, h=FNV_BASIS):
+    """64-bit FNV-1a of bytes."""
     for byte in data:
         h = ((h ^ byte) * FNV_PRIME) & 0xFFFFFFFFFFFFFFFF
     return h
+
+
+def fingerprint(verts, faces):
+    """64-bit FNV-1a over the float32 vertex bytes, then the int32 face bytes (C order)."""
+    return fnv1a(np.ascontiguousarray(verts, dtype="<f4").tobytes()
+                 + np.ascontiguousarray(faces, dtype="<i4").tobytes())
 
 
 def mesh_from_model(model, name):
