@@ -302,15 +302,15 @@ def _as_float32(net):
 
 
 def fit_pair(geom, t, R, labels, hidden, epochs, rng):
-    """Both nets of a pair trained on labelled configurations; returns the field and the loss
-    histories (distance, arm) in units of L^2."""
+    """Both nets of a pair trained on labelled configurations: (distance, arm) as the file
+    stores them and their loss histories, in units of L^2."""
     x = encode(t, R, geom.L)
     widths = [9, *hidden]
     distance = cem_net.init(widths + [1], rng)
     loss_d = cem_net.train(distance, x, labels["phi"][:, None] / geom.L, rng, epochs)
     arm = cem_net.init(widths + [2], rng)
     loss_a = cem_net.train(arm, x, labels["arms"] / geom.L, rng, epochs)
-    return PairField(0, 0, geom.L, _as_float32(distance), _as_float32(arm)), (loss_d, loss_a)
+    return (_as_float32(distance), _as_float32(arm)), (loss_d, loss_a)
 
 
 def fit(meshes, samples, hidden, epochs, seed, cells=12, log=print):
@@ -324,12 +324,12 @@ def fit(meshes, samples, hidden, epochs, seed, cells=12, log=print):
             geom = PairGeometry(meshes[a], meshes[b], cells)
             t, R, labels = sample_pair(geom, samples, rng)
             labelled = time.perf_counter()
-            field, (loss_d, loss_a) = fit_pair(geom, t, R, labels, hidden, epochs, rng)
-            field.a, field.b = a, b
-            pairs[(a, b)] = field
+            (distance, arm), (loss_d, loss_a) = fit_pair(geom, t, R, labels, hidden, epochs, rng)
+            pairs[(a, b)] = PairField(a, b, geom.L, distance, arm)
             log(f"pair {meshes[a].name}-{meshes[b].name}: {samples} samples labelled in "
                 f"{labelled - start:.1f} s, trained in {time.perf_counter() - labelled:.1f} s; "
-                f"rms error / L: distance {np.sqrt(loss_d[-1]):.2e}, arms {np.sqrt(loss_a[-1]):.2e}")
+                f"rms error / L: distance {np.sqrt(loss_d[-1]):.2e}, "
+                f"arms {np.sqrt(loss_a[-1]):.2e}")
     return Fields(types, pairs)
 
 
@@ -463,7 +463,7 @@ def main(argv=None):
     if args.command == "fit":
         start = time.perf_counter()
         fields = fit(_meshes_of(args.model, args.meshes), args.samples, args.hidden,
-                     args.epochs, args.seed)
+                     args.epochs, args.seed, log=lambda line: print(line, flush=True))
         write_fields(args.out, fields)
         print(f"wrote {args.out}: {len(fields.pairs)} pairs in "
               f"{time.perf_counter() - start:.0f} s")

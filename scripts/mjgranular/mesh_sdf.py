@@ -123,8 +123,8 @@ class SdfGrid:
         out = 0.0
         for dx, wx in ((0, 1 - fx), (stride[0], fx)):
             for dy, wy in ((0, 1 - fy), (stride[1], fy)):
-                wxy = wx * wy
-                out = out + wxy * ((1 - fz) * flat[base + (dx + dy)] + fz * flat[base + (dx + dy + 1)])
+                corner = base + (dx + dy)
+                out = out + wx * wy * ((1 - fz) * flat[corner] + fz * flat[corner + 1])
         return out + outside
 
 
