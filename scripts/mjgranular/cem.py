@@ -8,7 +8,7 @@ a file the plugin reads.
 
 Labels follow the seed's sampling rule: phi = min over x of f(x) = sA(x) + sB(x') + |sA - sB|
 (= 2 max(sA, sB)), x' = R^T (x - t), taken first over the band nodes of both meshes' SDF grids,
-then refined continuously with exact distances (proximal steps on max(sA, sB)), so labels are
+then refined continuously with exact distances (descent steps on max(sA, sB)), so labels are
 not quantised to the grid. Contact point p = x*, normal
 n = unit(grad sA - grad sB) from A toward B, arms (p . n, (p - t) . n).
 
@@ -32,8 +32,8 @@ FNV_BASIS = 1469598103934665603
 FNV_PRIME = 1099511628211
 NEAR_FRACTION = 0.9   # share of samples within NEAR_BAND x L of phi = 0 (the seed's 90%)
 NEAR_BAND = 0.1
-REFINE_STEPS = 12     # proximal steps after each grid start (labels)
-REFERENCE_STEPS = 60  # proximal steps of the exact reference, from several starts
+REFINE_STEPS = 12     # refinement steps after each grid start (labels)
+REFERENCE_STEPS = 60  # refinement steps of the exact reference, from several starts
 
 
 @dataclass
@@ -189,9 +189,10 @@ class PairGeometry:
         return sa, sb, ga, gb
 
     def refine(self, x, t, R, steps):
-        """Minimises max(sA, sB) from x with exact distances by proximal steps on the two
-        linearised distances, a trust length per config grown on success and cut on failure:
-        phi (2 x the minimum found), contact point and normal per config."""
+        """Minimises max(sA, sB) from x with exact distances, alternating proximal steps on the
+        two linearised distances (a trust length per config, grown on success and cut on
+        failure) with midpoint steps, a step kept only when it lowers the maximum: phi (2 x the
+        minimum found), contact point and normal per config."""
         sa, sb, ga, gb = self._surface_terms(x, t, R)
         f = np.maximum(sa, sb)
         trust = np.full(len(x), 0.1 * self.L)
@@ -216,7 +217,7 @@ class PairGeometry:
 
     def label(self, t, R, starts=None):
         """Labels by the sampling rule: the two grid starts (grid_starts' first two results,
-        computed when not given), each refined by REFINE_STEPS proximal steps, the better kept
+        computed when not given), each refined by REFINE_STEPS steps (refine), the better kept
         (the meshes need not be convex: two basins)."""
         start_a, start_b = starts if starts is not None else self.grid_starts(t, R)[:2]
         return _labels(t, *self._best_of(t, R, start_a, start_b))
@@ -229,7 +230,7 @@ class PairGeometry:
 
     def reference(self, t, R, starts=16):
         """Grid-free labels: f at every vertex and face centroid of both meshes, the `starts`
-        best refined for REFERENCE_STEPS proximal steps, the best end kept."""
+        best refined for REFERENCE_STEPS steps (refine), the best end kept."""
         out = []
         cand_a = np.concatenate([self.mesh_a.verts, self.mesh_a.verts[self.mesh_a.faces]
                                  .mean(axis=1)]).astype(float)
@@ -436,7 +437,8 @@ def evaluate(fields, a, b, t, R):
     return Contact(pair.L * y[:, 0], dy_dx[:, :3], rot, arms)
 
 
-def _meshes_of(model_path, names):
+def meshes_from_file(model_path, names):
+    """The meshes `names` of the MJCF file, compiled by mujoco."""
     import mujoco
     model = mujoco.MjModel.from_xml_path(str(model_path))
     return [mesh_from_model(model, name) for name in names]
@@ -462,7 +464,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.command == "fit":
         start = time.perf_counter()
-        fields = fit(_meshes_of(args.model, args.meshes), args.samples, args.hidden,
+        fields = fit(meshes_from_file(args.model, args.meshes), args.samples, args.hidden,
                      args.epochs, args.seed, log=lambda line: print(line, flush=True))
         write_fields(args.out, fields)
         print(f"wrote {args.out}: {len(fields.pairs)} pairs in "
@@ -470,7 +472,7 @@ def main(argv=None):
         return 0
     from mjgranular import cem_accuracy
     fields = read_fields(args.fields)
-    meshes = _meshes_of(args.model, [entry.name for entry in fields.types])
+    meshes = meshes_from_file(args.model, [entry.name for entry in fields.types])
     for mesh, entry in zip(meshes, fields.types):
         if mesh.fingerprint != entry.fingerprint:
             raise SystemExit(f"mesh {mesh.name!r} of {args.model} differs from the one fitted")
