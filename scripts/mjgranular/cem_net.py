@@ -21,10 +21,11 @@ def forward(net, x):
     backward needs)."""
     pre = []
     h = x
-    for w, b in net:
+    for layer, (w, b) in enumerate(net):
         z = h @ w.T + b
         pre.append((h, z))
-        h = z * _sigmoid(z)
+        if layer < len(net) - 1:
+            h = z * _sigmoid(z)
     return z, pre
 
 
