@@ -16,7 +16,9 @@ A model with other terrain config values: mjgranular.configured(path, {"friction
 
 Modules: loader (finding and loading the library), state (plugin_state views), bedfile, scenes
 (models/ as package data, configured variants), envs (Gymnasium), distributed (Ray), render
-(`python -m mjgranular.render`), viewer (`python -m mjgranular.viewer`).
+(`python -m mjgranular.render`), viewer (`python -m mjgranular.viewer`), cem (fitting
+configuration-space contact fields of grain pairs, `python -m mjgranular.cem`; with mesh_sdf,
+cem_net, cem_accuracy).
 """
 
 import importlib.util

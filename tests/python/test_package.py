@@ -58,7 +58,8 @@ def test_unknown_scene_is_refused_naming_the_known_ones():
 
 @pytest.mark.parametrize("module, option", [("mjgranular.render", "--color"),
                                             ("mjgranular.viewer", "--plugin"),
-                                            ("mjgranular.envs.bulldozer", "--grains")])
+                                            ("mjgranular.envs.bulldozer", "--grains"),
+                                            ("mjgranular.cem", "accuracy")])
 def test_python_m_modules_answer_help(module, option):
   run = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True,
                        timeout=120)
