@@ -1,0 +1,181 @@
+// a fitted fields file as the solver reads it: models/assets/cube.cem (a 1 cm cube with itself,
+// written by python -m mjgranular.cem fit, the command in scripts/bench/README.md), through
+// cem_file.c and grn_cem_contact, against the fields' definition evaluated here on its own in
+// double precision from the file's numbers: phi from the distance net, the normal from phi's
+// gradient in t by central differences, the lever across the normal from phi's change under
+// small finite turns of the second grain about its mesh origin, the point's height along the
+// normal from the arm net; at poses near contact (turned and shifted), for both grains of a pair.
+// How well the fitted fields match the cube's exact contacts: scripts/bench/README.md.
+#include <array>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "cem_file.h"
+#include "grn_cem.h"
+#include "grn_test_util.h"
+
+namespace {
+
+using Vec = std::array<double, 3>;
+using Mat = std::array<std::array<double, 3>, 3>;
+
+Vec Add(Vec a, Vec b) { return {a[0] + b[0], a[1] + b[1], a[2] + b[2]}; }
+Vec Sub(Vec a, Vec b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
+Vec Scale(Vec a, double s) { return {a[0] * s, a[1] * s, a[2] * s}; }
+double Dot(Vec a, Vec b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+Vec Cross(Vec a, Vec b) {
+  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+}
+Vec Column(const Mat& r, int k) { return {r[0][k], r[1][k], r[2][k]}; }
+Mat Mul(const Mat& a, const Mat& b) {
+  Mat c{};
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      for (int k = 0; k < 3; k++) c[i][j] += a[i][k] * b[k][j];
+    }
+  }
+  return c;
+}
+// the rotation by the vector w (axis times angle), rodrigues
+Mat Rotation(Vec w) {
+  double angle = std::sqrt(Dot(w, w));
+  Mat r = {{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}};
+  if (angle == 0) return r;
+  Vec k = Scale(w, 1 / angle);
+  double c = std::cos(angle), s = std::sin(angle);
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      double skew = i == j ? 0 : (i == 0 && j == 1 ? -k[2] : i == 1 && j == 0 ? k[2]
+                                  : i == 0 && j == 2 ? k[1] : i == 2 && j == 0 ? -k[1]
+                                  : i == 1 && j == 2 ? -k[0] : k[0]);
+      r[i][j] = c * (i == j) + s * skew + (1 - c) * k[i] * k[j];
+    }
+  }
+  return r;
+}
+
+// a net of the file evaluated in double
+std::vector<double> Net(const grnCemNet& net, const std::vector<double>& x) {
+  std::vector<double> a = x;
+  const float* p = net.numbers;
+  for (int l = 0; l < net.nlayer; l++) {
+    int in = net.width[l], out = net.width[l + 1];
+    std::vector<double> y(out);
+    for (int o = 0; o < out; o++) {
+      double s = p[out * in + o];
+      for (int k = 0; k < in; k++) s += (double)p[o * in + k] * a[k];
+      y[o] = l + 1 < net.nlayer ? s / (1 + std::exp(-s)) : s;
+    }
+    p += out * in + out;
+    a = y;
+  }
+  return a;
+}
+
+// phi of the pair at b's mesh frame (t, r) in a's
+double Phi(const grnCemPair& pair, Vec t, const Mat& r) {
+  double len = pair.scale;
+  std::vector<double> x = {t[0] / len, t[1] / len, t[2] / len, r[0][0], r[1][0], r[2][0],
+                           r[0][1], r[1][1], r[2][1]};
+  return len * Net(pair.distance, x)[0];
+}
+
+// the contact by the definition: normal from a toward b, depth, point (a's frame)
+struct Contact {
+  Vec n;
+  double depth;
+  Vec point;
+};
+
+Contact Defined(const grnCemPair& pair, Vec t, const Mat& r) {
+  const double h = 1e-6 * pair.scale, turn = 1e-5;
+  Vec g, m;
+  for (int k = 0; k < 3; k++) {
+    Vec e = {0, 0, 0};
+    e[k] = h;
+    g[k] = (Phi(pair, Add(t, e), r) - Phi(pair, Sub(t, e), r)) / (2 * h);
+    Vec w = {0, 0, 0};
+    w[k] = turn;
+    m[k] = (Phi(pair, t, Mul(Rotation(w), r)) - Phi(pair, t, Mul(Rotation(Scale(w, -1)), r))) /
+           (2 * turn);
+  }
+  double glen = std::sqrt(Dot(g, g));
+  Vec n = Scale(g, 1 / glen);
+  m = Scale(m, 1 / glen);
+  double len = pair.scale;
+  std::vector<double> x = {t[0] / len, t[1] / len, t[2] / len, r[0][0], r[1][0], r[2][0],
+                           r[0][1], r[1][1], r[2][1]};
+  std::vector<double> arm = Net(pair.arm, x);
+  Vec across = Add(t, Cross(n, m));
+  across = Sub(across, Scale(n, Dot(across, n)));
+  double along = 0.5 * (len * arm[0] + Dot(t, n) + len * arm[1]);
+  return {n, -Phi(pair, t, r), Add(across, Scale(n, along))};
+}
+
+TEST(CemCube, SolverContactIsTheFieldsDefinition) {
+  grnCemFile f;
+  char why[512];
+  std::string path = std::string(MJGRANULAR_MODELS_DIR) + "/assets/cube.cem";
+  ASSERT_EQ(grn_cem_file_read(path.c_str(), &f, why, sizeof(why)), 0) << why;
+  ASSERT_EQ(f.npair, 1);
+  ASSERT_STREQ(f.name[0], "cube");
+  int file_type = 0;
+  grnCemFrame frame = {{0, 0, 0}, {1, 0, 0, 0}, 0.0062f};
+  long long count = grn_cem_pack(&f, 1, &file_type, &frame, nullptr);
+  std::vector<float> fields((size_t)count);
+  grn_cem_pack(&f, 1, &file_type, &frame, fields.data());
+  const grnCemPair& pair = f.pair[0];
+  double len = pair.scale;
+
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int trial = 0; trial < 40; trial++) {
+    // b about a side from a in a random direction, turned at random
+    Vec dir = {u(rng), u(rng), u(rng)};
+    Vec t = Scale(dir, 0.0105 / std::sqrt(Dot(dir, dir)));
+    Vec w = {u(rng), u(rng), u(rng)};
+    Mat r = Rotation(Scale(w, 2.5));
+    Contact want = Defined(pair, t, r);
+    // b's orientation as a quaternion (its rotation matrix's), a at the origin unturned
+    double qw = 0.5 * std::sqrt(std::fmax(0, 1 + r[0][0] + r[1][1] + r[2][2]));
+    double qx = 0.5 * std::sqrt(std::fmax(0, 1 + r[0][0] - r[1][1] - r[2][2]));
+    double qy = 0.5 * std::sqrt(std::fmax(0, 1 - r[0][0] + r[1][1] - r[2][2]));
+    double qz = 0.5 * std::sqrt(std::fmax(0, 1 - r[0][0] - r[1][1] + r[2][2]));
+    qx = std::copysign(qx, r[2][1] - r[1][2]);
+    qy = std::copysign(qy, r[0][2] - r[2][0]);
+    qz = std::copysign(qz, r[1][0] - r[0][1]);
+    grnQuat qb = grn_quat_normalize(grn_quat((float)qw, (float)qx, (float)qy, (float)qz));
+    grnVec3 xb = grn_v3((float)t[0], (float)t[1], (float)t[2]);
+    // asked by a (normal toward a) and by b (toward b): the same contact
+    grnCemContact by_a = grn_cem_contact(fields.data(), 0, grn_v3(0, 0, 0),
+                                         grn_quat(1, 0, 0, 0), 0, xb, qb);
+    grnCemContact by_b = grn_cem_contact(fields.data(), 0, xb, qb, 0, grn_v3(0, 0, 0),
+                                         grn_quat(1, 0, 0, 0));
+    Vec n_a = {-by_a.n.x, -by_a.n.y, -by_a.n.z};
+    EXPECT_NEAR(by_a.depth, want.depth, 2e-5 * len) << "trial " << trial;
+    EXPECT_GT(Dot(n_a, want.n), std::cos(0.2 * grn_test::kPi / 180)) << "trial " << trial;
+    Vec p = {by_a.point.x, by_a.point.y, by_a.point.z};
+    EXPECT_LT(std::sqrt(Dot(Sub(p, want.point), Sub(p, want.point))), 1e-3 * len)
+        << "trial " << trial;
+    // asked by b, grain b goes first (a pair of one type): a's pose in b's frame
+    Mat rt{};
+    for (int i = 0; i < 3; i++) {
+      for (int j = 0; j < 3; j++) rt[i][j] = r[j][i];
+    }
+    Vec tb = {-Dot(Column(r, 0), t), -Dot(Column(r, 1), t), -Dot(Column(r, 2), t)};
+    Contact want_b = Defined(pair, tb, rt);
+    EXPECT_NEAR(by_b.depth, want_b.depth, 2e-5 * len) << "trial " << trial;
+    Vec n_b = {by_b.n.x, by_b.n.y, by_b.n.z};  // toward b: minus b's normal turned into the world
+    Vec turned = {Dot({r[0][0], r[0][1], r[0][2]}, want_b.n), Dot({r[1][0], r[1][1], r[1][2]},
+                  want_b.n), Dot({r[2][0], r[2][1], r[2][2]}, want_b.n)};
+    EXPECT_GT(Dot(n_b, Scale(turned, -1)), std::cos(0.2 * grn_test::kPi / 180))
+        << "trial " << trial;
+  }
+  grn_cem_file_free(&f);
+}
+
+}  // namespace
