@@ -32,6 +32,8 @@ FNV_BASIS = 1469598103934665603
 FNV_PRIME = 1099511628211
 NEAR_FRACTION = 0.9   # share of samples within NEAR_BAND x L of phi = 0 (the seed's 90%)
 NEAR_BAND = 0.1
+ALIGNED_SHARE = 0.5   # share of near proposals with a face of B flat on a face of A (resting)
+ALIGNED_TILT = 0.05   # spread of their tilt off flat [rad]
 REFINE_STEPS = 12     # refinement steps after each grid start (labels)
 REFERENCE_STEPS = 60  # refinement steps of the exact reference, from several starts
 
@@ -118,6 +120,40 @@ def random_rotations(rng, n):
         np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
         np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
     ], axis=1)
+
+
+def _axis_rotations(axis, angle):
+    """Rotation matrices about unit axes (n, 3) by angles (n) (Rodrigues)."""
+    k = axis
+    K = np.zeros((len(k), 3, 3))
+    K[:, 0, 1], K[:, 0, 2], K[:, 1, 2] = -k[:, 2], k[:, 1], -k[:, 0]
+    K[:, 1, 0], K[:, 2, 0], K[:, 2, 1] = k[:, 2], -k[:, 1], k[:, 0]
+    s, c = np.sin(angle)[:, None, None], np.cos(angle)[:, None, None]
+    return np.eye(3)[None] + s * K + (1 - c) * (K @ K)
+
+
+def aligned_configs(rng, n, mesh_a, mesh_b, offset):
+    """Resting configurations: a random face of B (by area) turned flat against a random face
+    of A, spun about the normal at random, tilted off flat by ~ALIGNED_TILT, a point of each face
+    brought together and B moved off A along the normal by up to +-offset: the flat contacts
+    grains come to rest in, which uniform rotations all but never propose."""
+    qa, na = mesh_sdf.surface_samples(mesh_a.verts, mesh_a.faces, n, rng)
+    qb, nb = mesh_sdf.surface_samples(mesh_b.verts, mesh_b.faces, n, rng)
+    # nb onto -na: about nb x (-na) by the angle between them (a half turn about any
+    # perpendicular where they are already parallel)
+    axis = np.cross(nb, -na)
+    sin = np.linalg.norm(axis, axis=1)
+    cos = np.einsum("ij,ij->i", nb, -na)
+    other = np.cross(nb, rng.standard_normal((n, 3)))
+    axis = np.where(sin[:, None] > 1e-9, axis, other)
+    axis /= np.linalg.norm(axis, axis=1, keepdims=True)
+    R = _axis_rotations(axis, np.arctan2(sin, cos))
+    R = _axis_rotations(na, rng.uniform(0, 2 * np.pi, n)) @ R
+    tilt = rng.standard_normal((n, 3))
+    tilt /= np.linalg.norm(tilt, axis=1, keepdims=True)
+    R = _axis_rotations(tilt, ALIGNED_TILT * np.abs(rng.standard_normal(n))) @ R
+    t = qa + rng.uniform(-offset, offset, n)[:, None] * na - np.einsum("cij,cj->ci", R, qb)
+    return t, R
 
 
 def random_configs(rng, n, radius):
@@ -274,9 +310,10 @@ def _labels(t, phi, p, n):
             "rot": np.cross(p - t, n)}
 
 
-def sample_pair(geom, count, rng, batch=512):
+def sample_pair(geom, count, rng, batch=512, aligned=ALIGNED_SHARE):
     """count labelled configurations: NEAR_FRACTION of them with |phi| < NEAR_BAND x L (rejection
-    sampling of uniform proposals), the rest uniform over the broadphase ball |t| < L."""
+    sampling of proposals, a share `aligned` of them resting configurations, aligned_configs,
+    the rest uniform), the rest uniform over the broadphase ball |t| < L."""
     n_near = int(round(NEAR_FRACTION * count))
     t, R = random_configs(rng, count - n_near, geom.L)
     parts = [(t, R, geom.label(t, R))]
@@ -284,7 +321,12 @@ def sample_pair(geom, count, rng, batch=512):
     slack = NEAR_BAND * geom.L + 2 * max(geom.grid_a.spacing, geom.grid_b.spacing)
     have = 0
     while have < n_near:
-        t, R = random_configs(rng, batch, geom.L)
+        flat = int(round(aligned * batch))
+        t, R = random_configs(rng, batch - flat, geom.L)
+        if flat:
+            tf, Rf = aligned_configs(rng, flat, geom.mesh_a, geom.mesh_b, NEAR_BAND * geom.L / 2)
+            inside = np.linalg.norm(tf, axis=1) < geom.L
+            t, R = np.concatenate([t, tf[inside]]), np.concatenate([R, Rf[inside]])
         start_a, start_b, phi_grid = geom.grid_starts(t, R)
         maybe = np.abs(phi_grid) < slack
         t, R = t[maybe], R[maybe]

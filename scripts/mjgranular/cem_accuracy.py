@@ -12,21 +12,15 @@ CROSS_CHECKS = 60   # separated configurations checked against mesh-to-mesh dist
 
 
 def near_configs(geom, count, rng):
-    """count configurations with |phi| < NEAR_BAND x L by the sampling rule, uniform otherwise."""
-    t, R, _ = cem.sample_pair(geom, int(np.ceil(count / cem.NEAR_FRACTION)), rng)
+    """count configurations with |phi| < NEAR_BAND x L by the sampling rule, their rotations
+    uniform (no resting configurations: bench_cem measures those on the cube)."""
+    t, R, _ = cem.sample_pair(geom, int(np.ceil(count / cem.NEAR_FRACTION)), rng, aligned=0)
     return t[-count:], R[-count:]   # sample_pair puts its near samples last
 
 
 def surface_points(mesh, count, rng):
     """Points uniform by area on the mesh's surface."""
-    tri = mesh.verts.astype(float)[mesh.faces]
-    area = np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1)
-    pick = rng.choice(len(tri), count, p=area / area.sum())
-    u, v = rng.random(count), rng.random(count)
-    flip = u + v > 1
-    u, v = np.where(flip, 1 - u, u), np.where(flip, 1 - v, v)
-    t = tri[pick]
-    return t[:, 0] + u[:, None] * (t[:, 1] - t[:, 0]) + v[:, None] * (t[:, 2] - t[:, 0])
+    return mesh_sdf.surface_samples(mesh.verts, mesh.faces, count, rng)[0]
 
 
 def mesh_distance(geom, t, R, points_a, points_b):

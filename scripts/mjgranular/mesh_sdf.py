@@ -140,3 +140,18 @@ def build_grid(verts, faces, cells=24, pad=0.15):
     grid = SdfGrid(origin, spacing, np.zeros(counts))
     grid.values = signed_distance(grid.nodes(), verts, faces)[0].reshape(counts)
     return grid
+
+
+def surface_samples(verts, faces, count, rng):
+    """count points uniform by area on the mesh's surface, with their triangles' outward unit
+    normals."""
+    tri = verts.astype(float)[faces]
+    cross = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    area = np.linalg.norm(cross, axis=1)
+    pick = rng.choice(len(tri), count, p=area / area.sum())
+    u, v = rng.random(count), rng.random(count)
+    flip = u + v > 1
+    u, v = np.where(flip, 1 - u, u), np.where(flip, 1 - v, v)
+    t = tri[pick]
+    points = t[:, 0] + u[:, None] * (t[:, 1] - t[:, 0]) + v[:, None] * (t[:, 2] - t[:, 0])
+    return points, cross[pick] / area[pick, None]
