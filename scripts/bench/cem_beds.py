@@ -4,7 +4,7 @@
 with shape_model clump at 4, 8 and 16 spheres and with shape_model cem (models/assets/cube.cem;
 the cubes' 8 fitted spheres meet the floor and the walls).
 
-    .venv/bin/python scripts/bench/cem_beds.py [--grains 800] [--settle 1.0] [--time 0.05]
+    .venv/bin/python scripts/bench/cem_beds.py [--grains 400] [--settle 0.5] [--time 0.02]
 
 Each variant runs in a process of its own (one thread): the bed is filled by the lattice (a
 jittered lattice of turned cubes), settled for --settle simulated seconds untimed, then --time
@@ -126,9 +126,9 @@ def core_packing(m, d, spacing=0.002):
 
 def main():
   ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-  ap.add_argument("--grains", type=int, default=800)
-  ap.add_argument("--settle", type=float, default=1.0)
-  ap.add_argument("--time", type=float, default=0.05)
+  ap.add_argument("--grains", type=int, default=400)
+  ap.add_argument("--settle", type=float, default=0.5)
+  ap.add_argument("--time", type=float, default=0.02)
   ap.add_argument("--variants", default="4,8,16,cem")
   ap.add_argument("--one", help=argparse.SUPPRESS)
   a = ap.parse_args()
