@@ -18,7 +18,9 @@ typedef struct mjgKey_ {
 void mjg_key_add(mjgKey* k, const void* data, size_t size);
 void mjg_key_int(mjgKey* k, int v);
 
-// the basis of an FNV-1a hash, which mjg_fnv1a continues
+// the start of the project's FNV-1a hashes, which mjg_fnv1a continues: one digit short of FNV's
+// offset basis (14695981039346656037), kept as it is because the fingerprints of saved bed files
+// and of fields files (scripts/mjgranular/cem.py, FNV_BASIS) are made with it
 #define MJG_FNV1A_BASIS 1469598103934665603ull
 
 // FNV-1a of n bytes, continuing from h (MJG_FNV1A_BASIS to start): the same in every process.

@@ -28,7 +28,7 @@ from mjgranular import cem_net, mesh_sdf
 
 MAGIC = b"MJGCEM01"
 NAME_BYTES = 64
-FNV_BASIS = 1469598103934665603
+FNV_BASIS = 1469598103934665603  # plugin/shared_cache.h's MJG_FNV1A_BASIS (not FNV's own)
 FNV_PRIME = 1099511628211
 NEAR_FRACTION = 0.9   # share of samples within NEAR_BAND x L of phi = 0 (the seed's 90%)
 NEAR_BAND = 0.1
