@@ -185,6 +185,9 @@ grnStatus grn_check_params(const grnParams* p, char* msg, int size) {
     return fail(msg, size, "error_reduction not in [0, 1]");
   }
   if (!(p->sleep >= 0) || !isfinite(p->sleep)) return fail(msg, size, "sleep must be >= 0");
+  if (p->pbd_passes != grnPBD_NEWTON && p->pbd_passes != grnPBD_AVERAGED) {
+    return fail(msg, size, "pbd_passes must be grnPBD_NEWTON or grnPBD_AVERAGED");
+  }
   if (!(p->rolling_friction >= 0) || !isfinite(p->rolling_friction)) {
     return fail(msg, size, "rolling_friction must be >= 0");
   }
@@ -286,6 +289,7 @@ static void derive_consts(grnSolver* s) {
   c->adhesion = p->adhesion;
   c->error_reduction = p->error_reduction;
   c->sleep = p->sleep;
+  c->pbd_passes = p->pbd_passes;
   c->iterations = p->iterations;
   float g = sqrtf(p->gravity[0] * p->gravity[0] + p->gravity[1] * p->gravity[1] +
                   p->gravity[2] * p->gravity[2]);

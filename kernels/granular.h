@@ -78,6 +78,14 @@ typedef enum grnDemLaw_ {
   grnLAW_HOOKE,             // linear: constant normal stiffness `stiffness`, tangential 2/7 of it
 } grnDemLaw;
 
+typedef enum grnPbdPasses_ {
+  grnPBD_NEWTON = 0,        // each contact keeps its impulses from substep to substep and a pass
+                            // moves them by a newton step on split masses (momentum conserved)
+  grnPBD_AVERAGED,          // the seed's constraint averaging: each pass, every contact's
+                            // correction as if alone, a grain moved by the average of its
+                            // contacts'; nothing carried between substeps (for its figures)
+} grnPbdPasses;
+
 typedef enum grnBroadphase_ {
   grnBROADPHASE_HASH = 0,   // spatial hash: each bucket a linked list of its grains, pushed by
                             // compare-and-swap
@@ -141,7 +149,8 @@ typedef struct grnParams_ {
   int deterministic;        // 1: bitwise repeatable run to run (cpu: same thread count);
                             // 0: contacts in the order threads meet them, wrenches summed by
                             // atomics (gpu), which may differ in the last bits run to run
-  // the pbd model's error reduction and sleeping
+  // the pbd model's passes, error reduction and sleeping
+  int pbd_passes;           // grnPbdPasses
   float error_reduction;    // in [0, 1]: a grain's part of each pass's change of a grain
                             // contact's impulse is weighted 1 - error_reduction (n . g / |g|), n
                             // the normal toward the grain, so the upper grain of a contact moves

@@ -13,14 +13,11 @@
 //   F_a = adhesion x the seed's interpolated contact area (grn_adhesive_area_of).
 // - friction: the slip (u's tangential part) is cancelled while the tangential impulse stays
 //   within mu_s p_n + dt F_a (static), else it is mu_k p_n + dt F_a against the slip (kinetic).
-// the seed solves this by constraint averaging: each contact's correction as if it were alone
-// (relaxation factors that make one contact exact at any pass count), each grain moved by the
-// average of its contacts'. that average is not a momentum balance: a grain with n contacts
-// answers them as if n times heavier than gravity finds it, so a body resting on a bed is held by
-// 1/n of what its contacts push the grains with, and sinks; and with corrections started from
-// zero each substep the passes never converge under a load (measured: a 1 kPa box sank 13 mm
-// into a bed of 4 mm grains and kept moving; the force on a blade grew as depth^0.3 and by 71%
-// at 4x the speed). here the passes solve the same laws as projected jacobi solves hard contacts:
+// the seed solves this by constraint averaging (pbd_passes averaged: grn_pbd_averaged.h), which
+// is not a momentum balance and never converges under a load from corrections started from zero
+// each substep (measured: a 1 kPa box sank 13 mm into a bed of 4 mm grains and kept moving; the
+// force on a blade grew as depth^0.3 and by 71% at 4x the speed). the default passes
+// (pbd_passes newton) solve the same laws as projected jacobi solves hard contacts:
 // each contact keeps its impulses, a pass moves them by a newton step on the contact alone with
 // each grain's inverse mass multiplied by its contact count (mass splitting, which keeps the
 // passes of a grain's contacts together from overshooting), clamped to the law's bounds
@@ -52,18 +49,11 @@
 #include "grn_data.h"
 #include "grn_integrate.h"
 #include "grn_pairing.h"
-
-// a contact's impulses on the grain over the substep [N s]: the spring-damper's along n (>= 0),
-// adhesion's against n (>= 0), friction's in the tangent plane. the law state of each slot
-// carries them to the next substep (pair_rot, sc_rot: n, adh; pair_lin, sc_lin: t), where they
-// are the warm start
-typedef struct grnPbdImpulse_ {
-  float n, adh;
-  grnVec3 t;
-} grnPbdImpulse;
+#include "grn_pbd_averaged.h"
+#include "grn_pbd_common.h"
 
 // a contact's impulse on the grain as a vector
-GRN_HD grnVec3 grn_pbd_total(grnVec3 n, const grnPbdImpulse* p) {
+GRN_HD grnVec3 grn_pbd_total(grnVec3 n, const grnPbdParts* p) {
   return grn_add(grn_scale(n, p->n - p->adh), p->t);
 }
 
@@ -86,7 +76,7 @@ GRN_HD float grn_pbd_damping(const grnConsts* c, float meff) {
 // tangential impulse fits mu_s p_n + dt a A, else it is mu_k p_n + dt a A against the slip
 GRN_HD grnVec3 grn_pbd_update(const grnConsts* c, float overlap, grnVec3 n, grnVec3 u, float damp,
                               float to_disp, float rmin, float mu_s, float mu_k,
-                              grnPbdImpulse* p) {
+                              grnPbdParts* p) {
   float dt = c->dt, k = c->dem.stiffness;
   grnVec3 before = grn_pbd_total(n, p);
   float un = grn_dot(u, n);
@@ -110,46 +100,6 @@ GRN_HD grnVec3 grn_pbd_update(const grnConsts* c, float overlap, grnVec3 n, grnV
   return grn_sub(grn_pbd_total(n, p), before);
 }
 
-// whether grain i is awake in an iterate (sleeping only): kept in the velocity part's fourth float
-GRN_HD int grn_pbd_awake(const float* it, int i) { return it[GRN_ITER * (size_t)i + 3] != 0; }
-
-// grain i's displacement and awake flag stored in an iterate
-GRN_HD void grn_pbd_store(float* it, int i, grnVec3 disp, int awake) {
-  grnVec3 zero = grn_v3(0, 0, 0);
-  grn_store_iter(it, i, disp, zero, zero);
-  it[GRN_ITER * (size_t)i + 3] = awake ? 1.0f : 0.0f;
-}
-
-// 1 when grain i touches a shape that moves
-GRN_HD int grn_pbd_on_moving_shape(const grnData* d, int i) {
-  for (int k = 0; k < d->nshape[i]; k++) {
-    grnVec3 v = grn_load3(d->sc_vel + 3 * GRN_SLOT(k, i, d->cap));
-    if (v.x != 0 || v.y != 0 || v.z != 0) return 1;
-  }
-  return 0;
-}
-
-// whether grain i is awake by itself with displacement disp: sleeping off, a displacement of
-// `sleep` or more, or a moving shape touched
-GRN_HD int grn_pbd_wakes(const grnData* d, const grnConsts* c, int i, grnVec3 disp) {
-  return !(c->sleep > 0) || grn_dot(disp, disp) >= c->sleep * c->sleep ||
-         grn_pbd_on_moving_shape(d, i);
-}
-
-// a contact's impulses from the law state of its slot (rot, lin: pair_rot and pair_lin, or
-// sc_rot and sc_lin), on the slot's grain; and back
-GRN_HD grnPbdImpulse grn_pbd_state(const float* rot, const float* lin, size_t slot) {
-  grnPbdImpulse p;
-  p.n = rot[3 * slot];
-  p.adh = rot[3 * slot + 1];
-  p.t = grn_load3(lin + 3 * slot);
-  return p;
-}
-GRN_HD void grn_pbd_put_state(float* rot, float* lin, size_t slot, const grnPbdImpulse* p) {
-  grn_store3(rot + 3 * slot, grn_v3(p->n, p->adh, 0));
-  grn_store3(lin + 3 * slot, p->t);
-}
-
 // the relative displacement per unit impulse of grain i against a partner of split inverse mass
 // w_partner, each side's inverse mass times its contact count: dt (n_i w_i + w_partner)
 GRN_HD float grn_pbd_to_disp(const grnData* d, const grnConsts* c, int i, float w_partner) {
@@ -160,17 +110,21 @@ GRN_HD float grn_pbd_to_disp(const grnData* d, const grnConsts* c, int i, float 
 // the first iterate is its predicted displacement v dt + g dt^2 plus what the last substep's
 // impulses of its contacts give it (the warm start), each shape contact's impulse as the body's
 GRN_HD void grn_pbd_start_grain(const grnData* d, const grnConsts* c, int i) {
+  if (c->pbd_passes == grnPBD_AVERAGED) {
+    grn_pbd_averaged_start_grain(d, c, i);
+    return;
+  }
   int cap = d->cap;
   grnVec3 v = grn_add(grn_load3(d->vel + 3 * i), grn_scale(grn_load3(c->gravity), c->dt));
   grnVec3 imp = grn_v3(0, 0, 0), zero = imp;
   for (int k = 0; k < d->npair[i]; k++) {
     size_t slot = GRN_SLOT(k, i, cap);
-    grnPbdImpulse p = grn_pbd_state(d->pair_rot, d->pair_lin, slot);
+    grnPbdParts p = grn_pbd_state(d->pair_rot, d->pair_lin, slot);
     imp = grn_add(imp, grn_pbd_total(grn_pair_frame(d, i, d->pair[slot]).n, &p));
   }
   for (int k = 0; k < d->nshape[i]; k++) {
     size_t slot = GRN_SLOT(k, i, cap);
-    grnPbdImpulse p = grn_pbd_state(d->sc_rot, d->sc_lin, slot);
+    grnPbdParts p = grn_pbd_state(d->sc_rot, d->sc_lin, slot);
     grnVec3 total = grn_pbd_total(grn_load3(d->sc_normal + 3 * slot), &p);
     grn_store3(d->sc_impulse + 3 * slot, total);
     grn_store3(d->sc_angular + 3 * slot, zero);
@@ -189,21 +143,29 @@ GRN_HD void grn_pbd_prepare_pair(const grnData* d, const grnConsts* c, int p) {
   float wj = grn_inv_mass(d, j);
   d->cp_mass[4 * q] = grn_pbd_damping(c, 1.0f / (grn_inv_mass(d, i) + wj));
   d->cp_mass[4 * q + 1] = grn_pbd_to_disp(d, c, i, (float)d->ncontact[j] * wj);
-  grnPbdImpulse imp = grn_pbd_state(d->pair_rot, d->pair_lin, GRN_SLOT(d->cp_slot[p], i, d->cap));
-  d->cp_arm[2 * q] = imp.n;
-  d->cp_arm[2 * q + 1] = imp.adh;
-  grn_store3(d->cp_mom + 3 * q, imp.t);
+  grnPbdParts imp = grn_pbd_state(d->pair_rot, d->pair_lin, GRN_SLOT(d->cp_slot[p], i, d->cap));
+  grn_pbd_put_pair_parts(d, q, &imp);
 }
 
 // grain i's pairs numbered (grn_pairing.h) and prepared
 GRN_HD void grn_pbd_pairs_grain(const grnData* d, const grnConsts* c, int i) {
   int end = grn_number_pairs(d, i);
-  for (int p = d->pair_first[i]; p < end; p++) grn_pbd_prepare_pair(d, c, p);
+  for (int p = d->pair_first[i]; p < end; p++) {
+    if (c->pbd_passes == grnPBD_AVERAGED) {
+      grn_pbd_averaged_prepare_pair(d, c, p);
+    } else {
+      grn_pbd_prepare_pair(d, c, p);
+    }
+  }
 }
 
 // one jacobi pass, first half: pair p's impulses advanced from the last iterate, the change of
 // the impulse on its grain into cp_imp, its normal into cp_normal, whether it touches into cp_bias
 GRN_HD void grn_pbd_solve_pair(const grnData* d, const grnConsts* c, int p) {
+  if (c->pbd_passes == grnPBD_AVERAGED) {
+    grn_pbd_averaged_solve_pair(d, c, p);
+    return;
+  }
   size_t q = (size_t)p;
   int i = d->cp_grain[p], j = d->cp_partner[p];
   grnVec3 u = grn_sub(grn_iter_v(d->iter, i), grn_iter_v(d->iter, j));
@@ -211,31 +173,23 @@ GRN_HD void grn_pbd_solve_pair(const grnData* d, const grnConsts* c, int p) {
   float dist = grn_norm(r), ri = grn_radius(d, i), rj = grn_radius(d, j);
   grnVec3 n = dist > 0 ? grn_scale(r, 1.0f / dist) : grn_v3(0, 0, 1);
   float overlap = ri + rj - dist;
-  grnPbdImpulse imp;
-  imp.n = d->cp_arm[2 * q];
-  imp.adh = d->cp_arm[2 * q + 1];
-  imp.t = grn_load3(d->cp_mom + 3 * q);
+  grnPbdParts imp = grn_pbd_pair_parts(d, q);
   grn_store3(d->cp_imp + 3 * q,
              grn_pbd_update(c, overlap, n, u, d->cp_mass[4 * q], d->cp_mass[4 * q + 1],
                             fminf(ri, rj), c->friction, c->kinetic_friction, &imp));
-  d->cp_arm[2 * q] = imp.n;
-  d->cp_arm[2 * q + 1] = imp.adh;
-  grn_store3(d->cp_mom + 3 * q, imp.t);
+  grn_pbd_put_pair_parts(d, q, &imp);
   grn_store3(d->cp_normal + 3 * q, n);
   d->cp_bias[p] = overlap > 0 ? 1.0f : 0.0f;
-}
-
-// the weight of a pass's change of a grain contact's impulse on grain i (n toward the grain):
-// error reduction's 1 + eps for the upper grain, 1 - eps for the lower. it weights the changes
-// only; the impulses carried and the bodies' are the contacts' own
-GRN_HD float grn_pbd_weight(const grnConsts* c, grnVec3 n) {
-  return 1.0f - c->error_reduction * grn_dot(n, grn_load3(c->down));
 }
 
 // one jacobi pass for grain i (after every pair's grn_pbd_solve_pair): its displacement moved by
 // its pairs' changes of impulse and by its shape contacts' (advanced here); awake when it wakes
 // by itself or touches an awake grain
 GRN_HD void grn_pbd_solve_grain(const grnData* d, const grnConsts* c, int i) {
+  if (c->pbd_passes == grnPBD_AVERAGED) {
+    grn_pbd_averaged_solve_grain(d, c, i);
+    return;
+  }
   int cap = d->cap;
   grnVec3 sum = grn_v3(0, 0, 0), disp = grn_iter_v(d->iter, i);
   int awake = grn_pbd_awake(d->iter, i);
@@ -268,7 +222,7 @@ GRN_HD void grn_pbd_solve_grain(const grnData* d, const grnConsts* c, int i) {
       body = (float)d->body_nc[sh->body] * w;
     }
     float overlap = d->sc_depth[slot] - grn_dot(u, n);
-    grnPbdImpulse imp = grn_pbd_state(d->sc_rot, d->sc_lin, slot);
+    grnPbdParts imp = grn_pbd_state(d->sc_rot, d->sc_lin, slot);
     sum = grn_add(sum, grn_pbd_update(c, overlap, n, u, damp, grn_pbd_to_disp(d, c, i, body), r,
                                       sh->friction, sh->friction * kinetic, &imp));
     grn_pbd_put_state(d->sc_rot, d->sc_lin, slot, &imp);
@@ -281,7 +235,7 @@ GRN_HD void grn_pbd_solve_grain(const grnData* d, const grnConsts* c, int i) {
 // grain i's velocity from its displacement over the substep, and the grain moved by it unless it
 // sleeps (asleep in the last iterate, and a displacement shorter than `sleep`); its pairs'
 // impulses back into its slots (the next substep's warm start; the partner's slot holds the
-// tangential impulse on the partner)
+// tangential impulse on the partner). the averaged passes carry nothing: their slots hold zeros
 GRN_HD void grn_pbd_integrate_grain(const grnData* d, const grnConsts* c, int i) {
   grnVec3 disp = grn_iter_v(d->iter, i);
   grnVec3 v = grn_scale(disp, 1.0f / c->dt);
@@ -291,14 +245,16 @@ GRN_HD void grn_pbd_integrate_grain(const grnData* d, const grnConsts* c, int i)
     size_t slot = GRN_SLOT(k, i, d->cap);
     float sign;
     int p = grn_slot_pair(d->pair_ref[slot], &sign);
-    grnPbdImpulse imp = {0, 0, {0, 0, 0}};
-    if (p >= 0) {
-      size_t q = (size_t)p;
-      imp.n = d->cp_arm[2 * q];
-      imp.adh = d->cp_arm[2 * q + 1];
-      imp.t = grn_scale(grn_load3(d->cp_mom + 3 * q), sign);
+    grnPbdParts imp = {0, 0, {0, 0, 0}};
+    if (p >= 0 && c->pbd_passes == grnPBD_NEWTON) {
+      imp = grn_pbd_pair_parts(d, (size_t)p);
+      imp.t = grn_scale(imp.t, sign);
     }
     grn_pbd_put_state(d->pair_rot, d->pair_lin, slot, &imp);
+  }
+  for (int k = 0; k < d->nshape[i] && c->pbd_passes == grnPBD_AVERAGED; k++) {
+    grnPbdParts none = {0, 0, {0, 0, 0}};
+    grn_pbd_put_state(d->sc_rot, d->sc_lin, GRN_SLOT(k, i, d->cap), &none);
   }
 }
 

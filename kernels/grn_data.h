@@ -315,6 +315,7 @@ typedef struct grnConsts_ {
   float adhesion;             // adhesive stress [Pa] (pj, pbd)
   float error_reduction;      // pbd: the seed's epsilon
   float sleep;                // pbd: displacement per substep below which a grain sleeps [m]
+  int pbd_passes;             // pbd: grnPbdPasses
   float down[3];              // unit vector along gravity (zero without gravity)
   int iterations;             // jacobi iterations per substep
   float rolling;              // grain-grain rolling resistance coefficient

@@ -54,6 +54,7 @@ static const char* const kBools[] = {"false", "true", NULL};
 static const char* const kModels[] = {"pj", "dem", "pbd", NULL};          // grnModel
 static const char* const kLaws[] = {"hertz", "hooke", NULL};              // grnDemLaw
 static const char* const kBroadphases[] = {"hash", "sorted", NULL};       // grnBroadphase
+static const char* const kPbdPasses[] = {"newton", "averaged", NULL};   // grnPbdPasses
 static const char* const kShapeModels[] = {"clump", "cem", NULL};         // mjgShapeModel
 
 #define OFF(f) offsetof(mjgConfig, f)
@@ -94,6 +95,8 @@ static const mjgAttr kAttr[] = {
   // model pbd
   {"kinetic_friction", mjgREAL, NULL, "",      0,    1e3,       0, OFF(kinetic_friction),
    OFF(has_kinetic_friction), NULL},
+  {"pbd_passes", mjgWORD,    "newton", "",    0,    0,         0, OFF(pbd_passes),
+   OFF(has_pbd_passes), kPbdPasses},
   {"error_reduction", mjgREAL, "0",   "",      0,    1,         0, OFF(error_reduction),
    OFF(has_error_reduction), NULL},
   {"sleep",      mjgREAL,    "0",     "m",     0,    1,         0, OFF(sleep), OFF(has_sleep),
@@ -631,6 +634,7 @@ int mjg_config_warning(const mjgConfig* cfg, char* msg, int size) {
     {"restitution", cfg->has_restitution, DEM | PBD, "dem and pbd"},
     {"stiffness", cfg->has_stiffness, DEM | PBD, "dem and pbd"},
     {"kinetic_friction", cfg->has_kinetic_friction, PBD, "pbd"},
+    {"pbd_passes", cfg->has_pbd_passes, PBD, "pbd"},
     {"error_reduction", cfg->has_error_reduction, PBD, "pbd"},
     {"sleep", cfg->has_sleep, PBD, "pbd"},
   };
@@ -667,6 +671,7 @@ void mjg_config_params(const mjgConfig* cfg, double dt, const mjtNum gravity[3],
   p->friction = (float)cfg->friction;
   p->kinetic_friction = (float)cfg->kinetic_friction;
   p->adhesion = (float)cfg->adhesion;
+  p->pbd_passes = cfg->pbd_passes;
   p->error_reduction = (float)cfg->error_reduction;
   p->sleep = (float)cfg->sleep;
   p->rolling_friction = (float)cfg->rolling_friction;

@@ -52,7 +52,8 @@ typedef struct mjgConfig_ {
   double kinetic_friction;  // pbd: coulomb coefficient of sliding contacts; default: friction
   int has_adhesion;         // 1: adhesion was given
   double adhesion;          // pj, pbd: adhesive stress between touching grains         [Pa]
-  int has_error_reduction, has_sleep;  // 1: given
+  int has_pbd_passes, has_error_reduction, has_sleep;  // 1: given
+  grnPbdPasses pbd_passes;  // pbd: how a pass moves the grains (newton, or the seed's averaged)
   double error_reduction;   // pbd: the seed's epsilon, weighting corrections along gravity
   double sleep;             // pbd: displacement per substep below which a grain sleeps [m]
   double rolling_friction;  // rolling resistance between grains (times r_eff and the normal force)

@@ -160,6 +160,8 @@ TEST(Config, ModelKeySwitchesTheContactModel) {
     {{{"model", "pbd"}, {"law", "hooke"}}, "'law' applies to model dem only"},
     {{{"model", "pj"}, {"sleep", "1e-6"}}, "'sleep' applies to model pbd only"},
     {{{"model", "dem"}, {"kinetic_friction", "0.1"}}, "'kinetic_friction' applies to model pbd"},
+    {{{"model", "pbd"}, {"pbd_passes", "averaged"}, {"error_reduction", "0.5"}}, ""},
+    {{{"model", "pj"}, {"pbd_passes", "averaged"}}, "'pbd_passes' applies to model pbd only"},
     {{{"model", "pj"}, {"adhesion", "100"}}, ""},
   };
   for (const auto& [keys, warning] : cases) {
@@ -198,6 +200,15 @@ TEST(Config, CohesionKeysAreRefusedWhereTheyCannotHold) {
   EXPECT_FALSE(LoadXml(TerrainXml(config, mjg_test::WalledBox(0.045)), &error));
   EXPECT_NE(error.find("'kinetic_friction' = '0.5': must be at most key 'friction'"),
             std::string::npos) << error;
+}
+
+// an unknown kind of pbd passes is refused naming the key and listing the kinds
+TEST(Config, UnknownPbdPassesAreRefusedNamingTheKey) {
+  std::string error;
+  EXPECT_FALSE(LoadXml(WithKey("pbd_passes", "gauss-seidel"), &error));
+  EXPECT_NE(error.find("'pbd_passes' = 'gauss-seidel': must be one of newton, averaged"),
+            std::string::npos)
+      << error;
 }
 
 // an unknown broadphase is refused naming the key and listing the broadphases
