@@ -9,7 +9,7 @@ Scene, parameters and why: scripts/bench/p2_pile.py (the piles are its RUNS).
 - Fig. 5, with the seed's passes (pbd_passes averaged): at 10 iterations with error reduction 0.5
   the pile's angle is closer to the 40-iteration pile's than at 10 iterations without it (default
   stiffness). Measured, seeds 1 / 2: 10 passes 29.7 / 28.7 degrees, 40 passes 35.3 / 33.1, 10
-  with error reduction 37.3 / 34.8: off by 2.0 / 1.7 degrees with it against 5.6 / 4.4 without.
+  with error reduction 37.3 / 34.8: off by 1.9 / 1.7 degrees with it against 5.6 / 4.4 without.
 - Fig. 5 with the model's default passes (pbd_passes newton), which keep each contact's impulses
   from substep to substep (grn_contact_pbd.h): 10 passes already stand where 40 do, so error
   reduction has no gap to close; the test asserts that 10 passes stand within 4 degrees of 40
