@@ -53,17 +53,26 @@ static int take_floats(Reader* r, float* out, size_t n) {
   return 0;
 }
 
+// the floats of net in the field array, as the solver counts them (grn_cem_net_floats)
+static int net_floats(const grnCemNet* net) {
+  float head[2 + GRN_CEM_MAX_LAYERS];  // its layer count and widths
+  head[0] = (float)net->nlayer;
+  for (int l = 0; l <= net->nlayer; l++) head[1 + l] = (float)net->width[l];
+  return grn_cem_net_floats(head);
+}
+
 // a net with in inputs and out outputs
 static int take_net(Reader* r, int in, int out, grnCemNet* net) {
-  if (take_count(r, 2, GRN_CEM_MAX_LAYERS, "a net's layer count", &net->nlayer)) return -1;
+  if (take_count(r, GRN_CEM_MIN_LAYERS, GRN_CEM_MAX_LAYERS, "a net's layer count", &net->nlayer)) {
+    return -1;
+  }
   for (int l = 0; l <= net->nlayer; l++) {
     if (take_count(r, 1, GRN_CEM_MAX_WIDTH, "a layer's width", net->width + l)) return -1;
   }
   if (net->width[0] != in || net->width[net->nlayer] != out) {
     return fail(r, "a net's inputs or outputs are not those of its field");
   }
-  net->nnumber = 0;
-  for (int l = 0; l < net->nlayer; l++) net->nnumber += net->width[l + 1] * (net->width[l] + 1);
+  net->nnumber = net_floats(net) - (2 + net->nlayer);  // all but the layer count and widths
   net->numbers = (float*)malloc((size_t)net->nnumber * sizeof(float));
   if (!net->numbers) return fail(r, "out of memory");
   return take_floats(r, net->numbers, (size_t)net->nnumber);

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "grn_cem.h"   // the nets' limits: the file holds nets as the solver reads them
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -22,7 +24,7 @@ extern "C" {
 // one net: its layer count, widths and numbers (weights and biases, layer by layer)
 typedef struct grnCemNet_ {
   int nlayer;
-  int width[9];             // nlayer + 1 used (GRN_CEM_MAX_LAYERS + 1)
+  int width[GRN_CEM_MAX_LAYERS + 1];  // nlayer + 1 used
   float* numbers;
   int nnumber;
 } grnCemNet;

@@ -176,15 +176,13 @@ static int check_net(const float* f, long long count, long long at, int in, int 
                      long long* next) {
   if (at + 1 > count) return 0;
   int nl = grn_cem_int(f, (int)at);
-  if (nl < 2 || nl > GRN_CEM_MAX_LAYERS || at + 2 + nl > count) return 0;
-  long long size = 2 + nl;
+  if (nl < GRN_CEM_MIN_LAYERS || nl > GRN_CEM_MAX_LAYERS || at + 2 + nl > count) return 0;
   for (int l = 0; l <= nl; l++) {
     int w = grn_cem_int(f, (int)(at + 1 + l));
     if (w < 1 || w > GRN_CEM_MAX_WIDTH) return 0;
-    if (l > 0) size += (long long)w * grn_cem_int(f, (int)(at + l)) + w;
   }
   if (grn_cem_int(f, (int)(at + 1)) != in || grn_cem_int(f, (int)(at + 1 + nl)) != out) return 0;
-  *next = at + size;
+  *next = at + grn_cem_net_floats(f + at);
   return *next <= count;
 }
 

@@ -33,7 +33,8 @@
 #include "grn_rigid.h"
 
 #define GRN_CEM_TYPE_FLOATS 9     // floats per type in the field array
-#define GRN_CEM_MAX_LAYERS 8      // affine layers of a net
+#define GRN_CEM_MIN_LAYERS 2      // affine layers of a net, at least (one hidden layer)
+#define GRN_CEM_MAX_LAYERS 8      // and at most
 #define GRN_CEM_MAX_WIDTH 128     // numbers in one of its layers
 #define GRN_CEM_INPUTS 9          // a net's input: t / L, R e_x, R e_y
 

@@ -1,7 +1,6 @@
 // matching a fields file to a terrain's grain types and packing it for the solver.
 #include "cem_fields.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +46,7 @@ int mjg_cem_fields_load(const mjModel* m, const char* path, mjgGrainTypes* types
     fail = t->mesh >= 0 && file_type[k] < 0;
     for (int a = 0; a < 3; a++) frame[k].pos[a] = (float)t->pos[a];
     for (int a = 0; a < 4; a++) frame[k].quat[a] = (float)t->quat[a];
-    frame[k].radius = (float)cbrt(3 * t->volume / (4 * M_PI));
+    frame[k].radius = (float)mjg_grain_equal_radius(t->volume);
   }
   long long count = fail ? -1 : grn_cem_pack(&f, types->ntype, file_type, frame, NULL);
   if (!fail && count < 0) {

@@ -173,6 +173,8 @@ int mjg_grain_types_build(const mjModel* m, const char* const* names, int nmesh,
   return 0;
 }
 
+double mjg_grain_equal_radius(double volume) { return cbrt(3 * volume / (4 * M_PI)); }
+
 int mjg_grain_mesh_size(const mjModel* m, int id, double* reach, double* equal, char* why,
                         int why_size) {
   const float* vert = m->mesh_vert + 3 * (size_t)m->mesh_vertadr[id];
@@ -186,7 +188,7 @@ int mjg_grain_mesh_size(const mjModel* m, int id, double* reach, double* equal, 
     return -1;
   }
   *reach = vertex_reach(vert, m->mesh_vertnum[id], mp.com);
-  *equal = cbrt(3 * mp.volume / (4 * M_PI));
+  *equal = mjg_grain_equal_radius(mp.volume);
   return 0;
 }
 

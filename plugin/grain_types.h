@@ -76,6 +76,9 @@ int mjg_grain_types_make(const mjModel* m, int instance, const mjgConfig* cfg, m
 int mjg_grain_mesh_size(const mjModel* m, int id, double* reach, double* equal, char* why,
                         int why_size);
 
+// The radius of a sphere of volume [m^3]: a grain type's equal-volume radius r_eq [m].
+double mjg_grain_equal_radius(double volume);
+
 // A fingerprint of the types' clumps as the solver takes them (spheres, mass, moments, in order,
 // and the contact fields):
 // equal types give equal fingerprints in every process; 0 for NULL (a terrain of spheres).

@@ -26,6 +26,8 @@ import time
 
 import numpy as np
 
+import grain_shapes  # (the meshes as drawn)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CUBE_XML = os.path.join(ROOT, "models", "assets", "cube.xml")
 CUBE_FIELDS = os.path.join(ROOT, "models", "assets", "cube.cem")
@@ -81,28 +83,13 @@ def run(variant, grains, settle, timed):
           "substeps": sub, "ms_per_substep": 1e3 * wall / sub, "pss": n * sub / wall,
           "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
           "speed": float(np.linalg.norm(np.asarray(g.velocities), axis=1).max()),
-          "packing": core_packing(m, d)}
+          "packing": core_packing(m, d, n)}
 
 
-def mesh_poses(m, d):
-  """each grain's mesh as the viewer draws it: positions (n, 3) and rotations (n, 3, 3) of the
-  mesh frame, world."""
-  import mujoco
-  scn = mujoco.MjvScene(m, maxgeom=m.ngeom + m.nmesh + 100000)
-  mujoco.mjv_updateScene(m, d, mujoco.MjvOption(), None, mujoco.MjvCamera(),
-                         mujoco.mjtCatBit.mjCAT_ALL, scn)
-  pos, mat = [], []
-  for i in range(scn.ngeom):
-    if scn.geoms[i].type == mujoco.mjtGeom.mjGEOM_MESH:
-      pos.append(np.array(scn.geoms[i].pos))
-      mat.append(np.array(scn.geoms[i].mat).reshape(3, 3))
-  return np.array(pos), np.array(mat)
-
-
-def core_packing(m, d, spacing=0.002):
-  """the share of lattice points in the bed's core inside a cube (the cube: |x|_inf < HALF in
-  its mesh frame)."""
-  pos, mat = mesh_poses(m, d)
+def core_packing(m, d, n, spacing=0.002):
+  """the share of lattice points in the bed's core of n cubes inside a cube (the cube:
+  |x|_inf < HALF in its mesh frame)."""
+  pos, mat, _ = grain_shapes.mesh_poses(m, d, n)
   corners = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]) * HALF
   tops = (pos[:, None, 2] + np.einsum("nij,kj->nki", mat, corners)[:, :, 2]).max(axis=1)
   cells = np.floor((pos[:, :2] + BOX) / 0.01).astype(int)

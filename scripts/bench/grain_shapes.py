@@ -87,29 +87,34 @@ def random_quats(n, rng):
   return q / np.linalg.norm(q, axis=1, keepdims=True)
 
 
+def mesh_poses(m, d, n):
+  """the meshes as the plugin draws them (grain pose composed with the type's body frame), read
+  from an mjvScene with room for n grains: each one's frame, world, as positions (k, 3) and
+  rotations (k, 3, 3), and its mesh id (k)."""
+  import mujoco
+  scn = mujoco.MjvScene(m, maxgeom=m.ngeom + n + 100)
+  mujoco.mjv_updateScene(m, d, mujoco.MjvOption(), None, mujoco.MjvCamera(),
+                         mujoco.mjtCatBit.mjCAT_ALL, scn)
+  geoms = [scn.geoms[i] for i in range(scn.ngeom)
+           if scn.geoms[i].type == mujoco.mjtGeom.mjGEOM_MESH]
+  return (np.array([g.pos for g in geoms]), np.array([g.mat.reshape(3, 3) for g in geoms]),
+          np.array([g.dataid // 2 for g in geoms], int))
+
+
 def tops(m, d, g):
   """each grain's highest point [m]: z + radius for spheres; for mesh grains the highest vertex
-  of the mesh as the plugin draws it (grain pose composed with the type's body frame), read from
-  an mjvScene, as the grain's radius is the type's bounding radius and overstates the top of a
-  grain not standing on a corner."""
-  import mujoco
+  of the mesh as the plugin draws it (mesh_poses), as the grain's radius is the type's bounding
+  radius and overstates the top of a grain not standing on a corner."""
   pos = np.array(g.positions)
   if not np.any(m.mesh_vertnum):
     return pos[:, 2] + np.array(g.radii)
-  scn = mujoco.MjvScene(m, maxgeom=m.ngeom + len(pos) + 100)
-  mujoco.mjv_updateScene(m, d, mujoco.MjvOption(), None, mujoco.MjvCamera(),
-                         mujoco.mjtCatBit.mjCAT_ALL, scn)
-  out, at = [], []
-  for i in range(scn.ngeom):
-    geom = scn.geoms[i]
-    if geom.type != mujoco.mjtGeom.mjGEOM_MESH:
-      continue
-    mid = geom.dataid // 2
+  at, mat, mesh_id = mesh_poses(m, d, len(pos))
+  out = []
+  for p, r, mid in zip(at, mat, mesh_id):
     vert = m.mesh_vert[m.mesh_vertadr[mid]:m.mesh_vertadr[mid] + m.mesh_vertnum[mid]]
-    out.append(geom.pos[2] + (vert @ geom.mat.reshape(3, 3)[2]).max())
-    at.append(np.array(geom.pos))
+    out.append(p[2] + (vert @ r[2]).max())
   # the meshes are centred on their centroids, so each drawn mesh sits on its grain's position
-  if len(out) != len(pos) or np.abs(np.array(at) - pos).max() > 1e-6:
+  if len(out) != len(pos) or np.abs(at - pos).max() > 1e-6:
     raise RuntimeError("the scene's grain meshes do not match the grains")
   return np.array(out)
 
