@@ -160,26 +160,19 @@ GRN_HD void grn_pbd_pairs_grain(const grnData* d, const grnConsts* c, int i) {
 }
 
 // one jacobi pass, first half: pair p's impulses advanced from the last iterate, the change of
-// the impulse on its grain into cp_imp, its normal into cp_normal, whether it touches into cp_bias
+// the impulse on its grain into cp_imp
 GRN_HD void grn_pbd_solve_pair(const grnData* d, const grnConsts* c, int p) {
   if (c->pbd_passes == grnPBD_AVERAGED) {
     grn_pbd_averaged_solve_pair(d, c, p);
     return;
   }
   size_t q = (size_t)p;
-  int i = d->cp_grain[p], j = d->cp_partner[p];
-  grnVec3 u = grn_sub(grn_iter_v(d->iter, i), grn_iter_v(d->iter, j));
-  grnVec3 r = grn_add(grn_sub(grn_load3(d->pos + 3 * i), grn_load3(d->pos + 3 * j)), u);
-  float dist = grn_norm(r), ri = grn_radius(d, i), rj = grn_radius(d, j);
-  grnVec3 n = dist > 0 ? grn_scale(r, 1.0f / dist) : grn_v3(0, 0, 1);
-  float overlap = ri + rj - dist;
+  grnPbdPairAt at = grn_pbd_pair_at(d, p);
   grnPbdParts imp = grn_pbd_pair_parts(d, q);
   grn_store3(d->cp_imp + 3 * q,
-             grn_pbd_update(c, overlap, n, u, d->cp_mass[4 * q], d->cp_mass[4 * q + 1],
-                            fminf(ri, rj), c->friction, c->kinetic_friction, &imp));
+             grn_pbd_update(c, at.overlap, at.n, at.u, d->cp_mass[4 * q], d->cp_mass[4 * q + 1],
+                            at.rmin, c->friction, c->kinetic_friction, &imp));
   grn_pbd_put_pair_parts(d, q, &imp);
-  grn_store3(d->cp_normal + 3 * q, n);
-  d->cp_bias[p] = overlap > 0 ? 1.0f : 0.0f;
 }
 
 // one jacobi pass for grain i (after every pair's grn_pbd_solve_pair): its displacement moved by

@@ -58,10 +58,10 @@ GRN_HD grnPbdCoef grn_pbd_coef(const grnConsts* c, float meff) {
 }
 
 // one contact's correction in one pass: the displacement to give the grain against its partner
-// [m] (each side takes its share), its summed corrections *sum advanced. overlap: at the current displacements
-// (> 0 touching); n: unit normal toward the grain; u: the grain's displacement against the
-// partner's so far; rmin: the smaller radius (adhesion's area); mu_s, mu_k: static and kinetic
-// friction. zero when not touching
+// [m] (each side takes its share), its summed corrections *sum advanced. overlap: at the current
+// displacements (> 0 touching); n: unit normal toward the grain; u: the grain's displacement
+// against the partner's so far; rmin: the smaller radius (adhesion's area); mu_s, mu_k: static
+// and kinetic friction. zero when not touching
 GRN_HD grnVec3 grn_pbd_correction(const grnConsts* c, float overlap, grnVec3 n, grnVec3 u,
                                   grnPbdCoef f, float rmin, float mu_s, float mu_k,
                                   grnPbdParts* sum) {
@@ -115,26 +115,18 @@ GRN_HD void grn_pbd_averaged_prepare_pair(const grnData* d, const grnConsts* c, 
   grn_pbd_put_pair_parts(d, q, &none);
 }
 
-// one pass, first half: pair p's correction from the last iterate into cp_imp, its normal into
-// cp_normal, whether it touches into cp_bias
+// one pass, first half: pair p's correction from the last iterate into cp_imp
 GRN_HD void grn_pbd_averaged_solve_pair(const grnData* d, const grnConsts* c, int p) {
   size_t q = (size_t)p;
-  int i = d->cp_grain[p], j = d->cp_partner[p];
-  grnVec3 u = grn_sub(grn_iter_v(d->iter, i), grn_iter_v(d->iter, j));
-  grnVec3 r = grn_add(grn_sub(grn_load3(d->pos + 3 * i), grn_load3(d->pos + 3 * j)), u);
-  float dist = grn_norm(r), ri = grn_radius(d, i), rj = grn_radius(d, j);
-  grnVec3 n = dist > 0 ? grn_scale(r, 1.0f / dist) : grn_v3(0, 0, 1);
-  float overlap = ri + rj - dist;
+  grnPbdPairAt at = grn_pbd_pair_at(d, p);
   grnPbdCoef f;
   f.k = d->cp_mass[4 * q];
   f.c = d->cp_mass[4 * q + 1];
   f.dt2_m = d->cp_mass[4 * q + 2];
   grnPbdParts sum = grn_pbd_pair_parts(d, q);
-  grn_store3(d->cp_imp + 3 * q, grn_pbd_correction(c, overlap, n, u, f, fminf(ri, rj),
+  grn_store3(d->cp_imp + 3 * q, grn_pbd_correction(c, at.overlap, at.n, at.u, f, at.rmin,
                                                    c->friction, c->kinetic_friction, &sum));
   grn_pbd_put_pair_parts(d, q, &sum);
-  grn_store3(d->cp_normal + 3 * q, n);
-  d->cp_bias[p] = overlap > 0 ? 1.0f : 0.0f;
 }
 
 // one pass for grain i (after every pair's first half): the average of its touching contacts'

@@ -43,6 +43,29 @@ GRN_HD void grn_pbd_put_pair_parts(const grnData* d, size_t q, const grnPbdParts
   grn_store3(d->cp_mom + 3 * q, p->t);
 }
 
+// a pair in a pass: the grain's displacement against its partner's over the substep so far, the
+// unit normal toward the grain and the overlap at the displaced positions, the smaller radius
+typedef struct grnPbdPairAt_ {
+  grnVec3 u, n;
+  float overlap, rmin;
+} grnPbdPairAt;
+
+// pair p at the last iterate; its normal into cp_normal and whether it touches into cp_bias, for
+// the grains' half of the pass
+GRN_HD grnPbdPairAt grn_pbd_pair_at(const grnData* d, int p) {
+  grnPbdPairAt at;
+  int i = d->cp_grain[p], j = d->cp_partner[p];
+  at.u = grn_sub(grn_iter_v(d->iter, i), grn_iter_v(d->iter, j));
+  grnVec3 r = grn_add(grn_sub(grn_load3(d->pos + 3 * i), grn_load3(d->pos + 3 * j)), at.u);
+  float dist = grn_norm(r), ri = grn_radius(d, i), rj = grn_radius(d, j);
+  at.n = dist > 0 ? grn_scale(r, 1.0f / dist) : grn_v3(0, 0, 1);
+  at.overlap = ri + rj - dist;
+  at.rmin = fminf(ri, rj);
+  grn_store3(d->cp_normal + 3 * (size_t)p, at.n);
+  d->cp_bias[p] = at.overlap > 0 ? 1.0f : 0.0f;
+  return at;
+}
+
 // the error reduction weight of grain i's part of a grain contact's change in a pass (n toward
 // the grain): 1 - eps (n . down), so the upper grain moves more (1 + eps) than the lower (1 - eps)
 GRN_HD float grn_pbd_weight(const grnConsts* c, grnVec3 n) {
