@@ -11,9 +11,12 @@
 // l the bound's length), each moment capped at l fn (the elastic-plastic spring-dashpot model of
 // iwashita and oda, without its dashpot: liggghts' epsd2). shapes are rigid and of infinite mass.
 //
-// the substep: the narrowphase finds each grain's contacts, carries their springs and computes
-// its shape contacts' forces; each grain pair's force is computed once (grn_dem_pair) and summed
-// by both grains in slot order; then symplectic euler.
+// the substep: the narrowphase finds each grain's contacts and carries their springs, and each
+// grain computes the forces of all its contacts itself, from its own copy of each spring, and
+// sums them in slot order (grn_dem_forces_grain); then symplectic euler. the law is odd, so the
+// two grains of a contact take exactly opposite forces and keep exactly opposite springs without
+// pairing them. clumps with contact fields (grn_cem.h) pair their contacts instead (the fields
+// are not odd): each pair's force is computed once (grn_dem_pair) and summed by both grains.
 #ifndef MJGRANULAR_GRN_CONTACT_DEM_H_
 #define MJGRANULAR_GRN_CONTACT_DEM_H_
 
@@ -92,20 +95,24 @@ GRN_HD void grn_dem_contact(const grnConsts* c, float depth, grnVec3 n, grnVec3 
     el = grn_scale(grn_add(ft, damp), -1.0f / s.kt);
   }
 
-  // rolling and torsional springs on this substep's relative rotation, each capped
-  float wn = grn_dot(w, n), qn = grn_dot(*spring, n);
-  grnVec3 wr = grn_sub(w, grn_scale(n, wn));
-  grnVec3 qr = grn_dem_onto_plane(grn_sub(*spring, grn_scale(n, qn)), n);
-  qr = grn_sub(qr, grn_scale(wr, 2.25f * s.kn * roll * roll * c->dt));
-  float qr_len = grn_norm(qr), qr_max = roll * fn;
-  if (qr_len > qr_max) qr = grn_scale(qr, qr_max / qr_len);
-  qn -= 2.25f * s.kn * tors * tors * wn * c->dt;
-  float qn_max = tors * fn;
-  qn = qn > qn_max ? qn_max : (qn < -qn_max ? -qn_max : qn);
-
   *shear = el;
-  *spring = grn_add(qr, grn_scale(n, qn));
   *f = grn_add(grn_scale(n, fn), ft);
+  // rolling and torsional springs on this substep's relative rotation, each capped (none without
+  // their bounds: the caps hold them at zero)
+  if (roll > 0 || tors > 0) {
+    float wn = grn_dot(w, n), qn = grn_dot(*spring, n);
+    grnVec3 wr = grn_sub(w, grn_scale(n, wn));
+    grnVec3 qr = grn_dem_onto_plane(grn_sub(*spring, grn_scale(n, qn)), n);
+    qr = grn_sub(qr, grn_scale(wr, 2.25f * s.kn * roll * roll * c->dt));
+    float qr_len = grn_norm(qr), qr_max = roll * fn;
+    if (qr_len > qr_max) qr = grn_scale(qr, qr_max / qr_len);
+    qn -= 2.25f * s.kn * tors * tors * wn * c->dt;
+    float qn_max = tors * fn;
+    qn = qn > qn_max ? qn_max : (qn < -qn_max ? -qn_max : qn);
+    *spring = grn_add(qr, grn_scale(n, qn));
+  } else {
+    *spring = zero;
+  }
   *m = *spring;
 }
 
@@ -145,9 +152,31 @@ GRN_HD grnVec3 grn_dem_cem_lever(const grnData* d, int p, int i) {
   return grn_add(grn_load3(d->cp_mom + 3 * (size_t)p), grn_sub(solver, grn_load3(d->pos + 3 * i)));
 }
 
-// pair p (grn_pairing.h): its frame, its force over the substep as impulses on the solving grain
-// (cp_imp, cp_mom), and its springs advanced in the solving grain's slot; a pair of bounds by
-// their fields
+// grain i's contact with grain j in its slot `slot`, from grain i's side: the pair's frame
+// (*fr), the force on grain i at the contact point (*f) and its rolling and torsional moment
+// (*m), the springs in the slot advanced. grain j computing the same contact from its own slot
+// gets the exact opposites: every input changes sign exactly (positions and velocities enter as
+// differences, symmetric terms are sums and products taken in either order) and grn_dem_contact
+// is odd in them
+GRN_HD void grn_dem_grain_contact(const grnData* d, const grnConsts* c, int i, int j,
+                                  size_t slot, grnPairFrame* fr, grnVec3* f, grnVec3* m) {
+  *fr = grn_pair_frame(d, i, j);
+  grnVec3 u, w;
+  grn_contact_velocity(grn_load3(d->vel + 3 * i), grn_load3(d->angvel + 3 * i),
+                       grn_load3(d->vel + 3 * j), grn_load3(d->angvel + 3 * j), fr->n,
+                       fr->arm_i, fr->arm_j, &u, &w);
+  float reff = grn_pair_reff(d, i, j), roll_reff = grn_pair_roll_reff(d, c, i, j);
+  float meff = 1.0f / (grn_inv_mass(d, i) + grn_inv_mass(d, j));
+  grnVec3 shear = grn_load3(d->pair_lin + 3 * slot), spring = grn_load3(d->pair_rot + 3 * slot);
+  grn_dem_contact(c, fr->depth, fr->n, u, w, reff, meff, c->dem.estar, c->dem.gstar, c->friction,
+                  c->rolling * roll_reff, c->torsional * roll_reff, &shear, &spring, f, m);
+  grn_store3(d->pair_lin + 3 * slot, shear);
+  grn_store3(d->pair_rot + 3 * slot, spring);
+}
+
+// pair p (grn_pairing.h, contact fields only): its frame, its force over the substep as impulses
+// on the solving grain (cp_imp, cp_mom), and its springs advanced in the solving grain's slot; a
+// pair of bounds by their fields
 GRN_HD void grn_dem_pair(const grnData* d, const grnConsts* c, int p) {
   size_t q = (size_t)p;
   int i = d->cp_grain[p], j = d->cp_partner[p];
@@ -155,20 +184,9 @@ GRN_HD void grn_dem_pair(const grnData* d, const grnConsts* c, int p) {
     grn_dem_cem_pair(d, c, p);
     return;
   }
-  size_t slot = GRN_SLOT(d->cp_slot[p], i, d->cap);
-  grnPairFrame fr = grn_pair_frame(d, i, j);
-  grnVec3 u, w;
-  grn_contact_velocity(grn_load3(d->vel + 3 * i), grn_load3(d->angvel + 3 * i),
-                       grn_load3(d->vel + 3 * j), grn_load3(d->angvel + 3 * j), fr.n, fr.arm_i,
-                       fr.arm_j, &u, &w);
-  float reff = grn_pair_reff(d, i, j), roll_reff = grn_pair_roll_reff(d, c, i, j);
-  float meff = 1.0f / (grn_inv_mass(d, i) + grn_inv_mass(d, j));
-  grnVec3 shear = grn_load3(d->pair_lin + 3 * slot), spring = grn_load3(d->pair_rot + 3 * slot);
+  grnPairFrame fr;
   grnVec3 f, m;
-  grn_dem_contact(c, fr.depth, fr.n, u, w, reff, meff, c->dem.estar, c->dem.gstar, c->friction,
-                  c->rolling * roll_reff, c->torsional * roll_reff, &shear, &spring, &f, &m);
-  grn_store3(d->pair_lin + 3 * slot, shear);
-  grn_store3(d->pair_rot + 3 * slot, spring);
+  grn_dem_grain_contact(d, c, i, j, GRN_SLOT(d->cp_slot[p], i, d->cap), &fr, &f, &m);
   grn_store3(d->cp_normal + 3 * q, fr.n);
   d->cp_arm[2 * q] = fr.arm_i;
   d->cp_arm[2 * q + 1] = fr.arm_j;
@@ -201,10 +219,46 @@ GRN_HD void grn_dem_shape_forces(const grnData* d, const grnConsts* c, int i) {
   }
 }
 
-// grain i's pair slots take the springs of their pairs (a partner's slot the solving grain's,
-// negated; a dropped pair's released), and grain i's impulses of the substep summed in slot
-// order, then symplectic euler with gravity (a sphere of a clump leaves its sums to the clump)
-GRN_HD void grn_dem_integrate_grain(const grnData* d, const grnConsts* c, int i) {
+// grain i's shape contacts' impulses and angular impulses over the substep added to *imp and
+// *torque, in slot order
+GRN_HD void grn_dem_add_shape_impulses(const grnData* d, int i, grnVec3* imp, grnVec3* torque) {
+  int cap = d->cap;
+  float r = grn_radius(d, i);
+  for (int k = 0; k < d->nshape[i]; k++) {
+    size_t slot = GRN_SLOT(k, i, cap);
+    grnVec3 p = grn_load3(d->sc_impulse + 3 * slot);
+    grnVec3 n = grn_load3(d->sc_normal + 3 * slot);
+    *imp = grn_add(*imp, p);
+    *torque = grn_add(*torque, grn_add(grn_contact_torque(n, r, p),
+                                       grn_load3(d->sc_angular + 3 * slot)));
+  }
+}
+
+// grain i's contacts (grn_collide_grain), each one's force computed from grain i's side, and
+// the substep's impulse and angular impulse on grain i summed in slot order, grains then shapes,
+// into its iterate (grn_iter_v, grn_iter_w) for the integration or its clump
+GRN_HD void grn_dem_forces_grain(const grnData* d, const grnConsts* c, int i) {
+  grn_collide_grain(d, c, i);
+  grn_dem_shape_forces(d, c, i);
+  int cap = d->cap;
+  grnVec3 imp = grn_v3(0, 0, 0), torque = grn_v3(0, 0, 0);
+  for (int k = 0; k < d->npair[i]; k++) {
+    size_t slot = GRN_SLOT(k, i, cap);
+    grnPairFrame fr;
+    grnVec3 f, m;
+    grn_dem_grain_contact(d, c, i, d->pair[slot], slot, &fr, &f, &m);
+    grnVec3 p = grn_scale(f, c->dt);
+    imp = grn_add(imp, p);
+    torque = grn_add(torque, grn_add(grn_contact_torque(fr.n, fr.arm_i, p), grn_scale(m, c->dt)));
+  }
+  grn_dem_add_shape_impulses(d, i, &imp, &torque);
+  grn_store_iter(d->iter, i, imp, grn_v3(0, 0, 0), torque);
+}
+
+// contact fields: grain i's pair slots take the springs of their pairs (a partner's slot the
+// solving grain's, negated; a dropped pair's released), and grain i's impulses of the substep
+// summed in slot order into its iterate, as grn_dem_forces_grain leaves them
+GRN_HD void grn_dem_pair_sums_grain(const grnData* d, const grnConsts* c, int i) {
   int cap = d->cap, bound = grn_cem_bound(d, c, i);
   grnVec3 imp = grn_v3(0, 0, 0), torque = grn_v3(0, 0, 0);
   for (int k = 0; k < d->npair[i]; k++) {
@@ -230,22 +284,16 @@ GRN_HD void grn_dem_integrate_grain(const grnData* d, const grnConsts* c, int i)
       torque = grn_add(torque, grn_add(grn_contact_torque(v.n, v.arm, v.imp), v.mom));
     }
   }
-  float r = grn_radius(d, i);
-  for (int k = 0; k < d->nshape[i]; k++) {
-    size_t slot = GRN_SLOT(k, i, cap);
-    grnVec3 p = grn_load3(d->sc_impulse + 3 * slot);
-    grnVec3 n = grn_load3(d->sc_normal + 3 * slot);
-    imp = grn_add(imp, p);
-    torque = grn_add(torque, grn_add(grn_contact_torque(n, r, p),
-                                     grn_load3(d->sc_angular + 3 * slot)));
-  }
-  if (c->clumps) {
-    grn_store_iter(d->iter, i, imp, grn_v3(0, 0, 0), torque);  // the clump's to gather
-    return;
-  }
+  grn_dem_add_shape_impulses(d, i, &imp, &torque);
+  grn_store_iter(d->iter, i, imp, grn_v3(0, 0, 0), torque);
+}
+
+// symplectic euler of grain i with gravity and the substep's impulses in its iterate
+GRN_HD void grn_dem_integrate_grain(const grnData* d, const grnConsts* c, int i) {
   grnVec3 v = grn_add(grn_load3(d->vel + 3 * i), grn_scale(grn_load3(c->gravity), c->dt));
-  v = grn_add(v, grn_scale(imp, grn_inv_mass(d, i)));
-  grnVec3 w = grn_add(grn_load3(d->angvel + 3 * i), grn_scale(torque, grn_inv_inertia(d, i)));
+  v = grn_add(v, grn_scale(grn_iter_v(d->iter, i), grn_inv_mass(d, i)));
+  grnVec3 w = grn_add(grn_load3(d->angvel + 3 * i),
+                      grn_scale(grn_iter_w(d->iter, i), grn_inv_inertia(d, i)));
   grn_move_grain(d, c, i, v, v, w);
 }
 

@@ -205,6 +205,13 @@ static inline int grn_neighbor_slots(const grnParams* p) {
   return p && p->max_clumps > 0 ? 2 * GRN_MAX_NEIGHBORS : GRN_MAX_NEIGHBORS;
 }
 
+// 1 when a solver of params p solves grain-grain contacts as numbered pairs (grn_pairing.h) and
+// needs the pair arrays: projected jacobi's split passes, pbd, dem with contact fields. dem's
+// grains compute their contacts' forces themselves; one loop finds them in every iteration
+static inline int grn_solves_pairs(const grnParams* p) {
+  return p->model == grnMODEL_DEM ? p->cem_floats > 0 : !p->one_loop;
+}
+
 // units of an array in solver arrays d (their cap, hash_size and cp_cap) with nbody bodies, for
 // a solver of params p (NULL: no optional arrays)
 static inline size_t grn_unit_count(int unit, const grnData* d, int nbody, const grnParams* p) {

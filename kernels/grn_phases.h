@@ -29,8 +29,9 @@ GRN_HD void grn_pj_integrate_grain(const grnData* d, const grnConsts* c, int i) 
   grn_pj_store_grain(d, c, i);
 }
 
-// the dem model's: the contacts found, and the shape contacts' forces (they need nothing else)
-GRN_HD void grn_dem_narrowphase_grain(const grnData* d, const grnConsts* c, int i) {
+// the dem model's with contact fields, which pair the contacts: the contacts found, and the
+// shape contacts' forces (they need nothing else); the pairs numbered
+GRN_HD void grn_dem_cem_narrowphase_grain(const grnData* d, const grnConsts* c, int i) {
   grn_collide_grain(d, c, i);
   grn_dem_shape_forces(d, c, i);
 }
@@ -59,9 +60,11 @@ GRN_HD void grn_pj_clump_integrate(const grnData* d, const grnConsts* c, int k) 
   X(grnPHASE_PJ_PAIRS, grn_pj_pairs_grain, 0)                     \
   X(grnPHASE_PJ_SOLVE_GRAINS, grn_pj_solve_grain, 0)              \
   X(grnPHASE_PJ_INTEGRATE, grn_pj_integrate_grain, 1)                \
-  X(grnPHASE_DEM_NARROWPHASE, grn_dem_narrowphase_grain, 0)       \
+  X(grnPHASE_DEM_FORCES, grn_dem_forces_grain, 0)                 \
+  X(grnPHASE_DEM_INTEGRATE, grn_dem_integrate_grain, 1)           \
+  X(grnPHASE_DEM_CEM_NARROWPHASE, grn_dem_cem_narrowphase_grain, 0) \
   X(grnPHASE_DEM_PAIRS, grn_dem_pairs_grain, 0)                   \
-  X(grnPHASE_DEM_INTEGRATE, grn_dem_integrate_grain, 1)                \
+  X(grnPHASE_DEM_PAIR_SUMS, grn_dem_pair_sums_grain, 0)           \
   X(grnPHASE_PBD_NARROWPHASE, grn_pbd_narrowphase_grain, 0)       \
   X(grnPHASE_PBD_PAIRS, grn_pbd_pairs_grain, 0)                   \
   X(grnPHASE_PBD_SOLVE_GRAINS, grn_pbd_solve_grain, 0)            \
@@ -120,17 +123,22 @@ static const grnPhase grn_pj_clump_phases[] = {
   grnPHASE_NEXT_ITERATE, grnPHASE_WRENCH, grnPHASE_PJ_CLUMP_INTEGRATE,
 };
 
-// the substep of the dem model: contacts, each pair's force once, the bodies' wrenches (before
+// the substep of the dem model: contacts and every grain's forces, the bodies' wrenches (before
 // the grains move: a shape contact's arm is measured from the grain), the grains moved
 static const grnPhase grn_dem_phases[] = {
-  grnPHASE_BROADPHASE, grnPHASE_DEM_NARROWPHASE, grnPHASE_LINK, grnPHASE_NUMBER,
-  grnPHASE_DEM_PAIRS, grnPHASE_DEM_PAIR_FORCES, grnPHASE_WRENCH, grnPHASE_DEM_INTEGRATE,
+  grnPHASE_BROADPHASE, grnPHASE_DEM_FORCES, grnPHASE_WRENCH, grnPHASE_DEM_INTEGRATE,
 };
 
 // the same with clumps: the grains' sums gathered by their clumps, which move
 static const grnPhase grn_dem_clump_phases[] = {
-  grnPHASE_BROADPHASE, grnPHASE_DEM_NARROWPHASE, grnPHASE_LINK, grnPHASE_NUMBER,
-  grnPHASE_DEM_PAIRS, grnPHASE_DEM_PAIR_FORCES, grnPHASE_WRENCH, grnPHASE_DEM_INTEGRATE,
+  grnPHASE_BROADPHASE, grnPHASE_DEM_FORCES, grnPHASE_WRENCH, grnPHASE_DEM_CLUMP_INTEGRATE,
+};
+
+// with contact fields: contacts, each pair's force once, the bodies' wrenches, the grains' sums
+// gathered by their clumps, which move
+static const grnPhase grn_dem_cem_phases[] = {
+  grnPHASE_BROADPHASE, grnPHASE_DEM_CEM_NARROWPHASE, grnPHASE_LINK, grnPHASE_NUMBER,
+  grnPHASE_DEM_PAIRS, grnPHASE_DEM_PAIR_FORCES, grnPHASE_WRENCH, grnPHASE_DEM_PAIR_SUMS,
   grnPHASE_DEM_CLUMP_INTEGRATE,
 };
 
@@ -166,6 +174,8 @@ static inline grnPhaseTable grn_phase_table(const grnConsts* c) {
   static const grnPhaseTable pbd = GRN_PHASE_TABLE(grn_pbd_phases);
   static const grnPhaseTable pj_clump = GRN_PHASE_TABLE(grn_pj_clump_phases);
   static const grnPhaseTable dem_clump = GRN_PHASE_TABLE(grn_dem_clump_phases);
+  static const grnPhaseTable dem_cem = GRN_PHASE_TABLE(grn_dem_cem_phases);
+  if (c->cem) return dem_cem;
   if (c->clumps) return c->model == grnMODEL_DEM ? dem_clump : pj_clump;
   if (c->model == grnMODEL_DEM) return dem;
   if (c->model == grnMODEL_PBD) return pbd;

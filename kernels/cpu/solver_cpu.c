@@ -120,12 +120,11 @@ static grnStatus cpu_create(grnSolver* s) {
   grnData* d = &c->d;
   d->cap = s->params.capacity;
   d->hash_size = (unsigned)s->params.hash_size;
-  // every array of the tables but the pairs, which start at two per grain (none in one loop,
-  // which solves no pairs)
+  // every array of the tables but the pairs, which start at two per grain (none without pairs)
   for (int unit = grnUNIT_GRAIN; unit < grnNUNIT; unit++) {
     if (unit != grnUNIT_PAIR) ok &= cpu_alloc_arrays(c, unit, nb, &s->params);
   }
-  if (ok && !s->params.one_loop) ok = cpu_reserve_pairs(c, 2 * (size_t)d->cap) == grnOK;
+  if (ok && grn_solves_pairs(&s->params)) ok = cpu_reserve_pairs(c, 2 * (size_t)d->cap) == grnOK;
   d->overflow = (int*)cpu_alloc(c, 1, sizeof(int), &ok);
   d->nbr_overflow = (int*)cpu_alloc(c, 1, sizeof(int), &ok);
   d->nonfinite = (int*)cpu_alloc(c, 1, sizeof(int), &ok);

@@ -250,8 +250,8 @@ static grnStatus cuda_create_arrays(grnSolver* s, grnCuda* g) {
   d->hash_size = (unsigned)s->params.hash_size;
   // pairs: as many as the slots (a pair fills one or two), the most the cpu backend grows to, so
   // that no pair is ever dropped and both backends solve the same pairs without the host
-  // reading the count mid-substep. one loop solves no pairs
-  d->cp_cap = s->params.one_loop ? 0 : (int)(GRN_MAX_PAIRS * cap);
+  // reading the count mid-substep; none for solvers without pairs
+  d->cp_cap = grn_solves_pairs(&s->params) ? (int)(GRN_MAX_PAIRS * cap) : 0;
   // one workspace for the pair counts' scan and the sorted broadphase's
   g->scan_bytes = grn_cuda_scan_bytes((int)cap + 1);
   if (s->params.broadphase == grnBROADPHASE_SORTED) {

@@ -30,6 +30,7 @@
 #include <gtest/gtest.h>
 
 #include "granular.h"
+#include "grn_solver.h"  // grn_contact_offset, GRN_SLOT
 #include "grn_test_util.h"
 
 namespace {
@@ -777,11 +778,12 @@ TEST(Dem, ElasticGasInAClosedBoxKeepsItsEnergy) {
 // a dense cluster of 512 grains of mixed radii (0.6 R to R, the default softened sand), packed
 // with overlaps of up to 2% of a diameter so that it bursts, with random velocities and spins, in
 // free space (no shapes, no gravity), with friction, damping, rolling and torsional springs all
-// on. every pair's force is computed once and given to both grains with opposite signs at one
-// contact point (the arms r_i d / (r_i + r_j) and r_j d / (r_i + r_j)), its moments opposite, so
-// the impulses of a substep change neither the linear momentum sum m v nor the angular momentum
-// about the origin sum x x m v + I w, and symplectic euler's move x += v dt with the new v adds
-// v x m v = 0.
+// on. each grain computes the force of each of its contacts itself, and the law is odd: the two
+// grains of a contact take exactly opposite forces at one contact point (the arms r_i d / (r_i +
+// r_j) and r_j d / (r_i + r_j)), and opposite moments, and keep exactly opposite springs in their
+// slots (checked at the end, float for float), so the impulses of a substep change neither the
+// linear momentum sum m v nor the angular momentum about the origin sum x x m v + I w, and
+// symplectic euler's move x += v dt with the new v adds v x m v = 0.
 //
 // float rounding. the move is stored in float: x_new - x - v dt (from the read-back values, in
 // double) is its rounding, and it is not random: with dt = 0.02 T_R a slow velocity component
@@ -887,14 +889,42 @@ TEST(Dem, DenseClusterConservesMomentum) {
       worst_raw_l = std::max(worst_raw_l, std::fabs(lk[a] - l0[a]));
     }
   }
+  // the two slots of every contact hold opposite springs, float for float (+0 equals -0)
+  const int cap = p.capacity;
+  std::vector<char> state(grn_contact_state_bytes(cap));
+  ASSERT_EQ(grn_get_contacts(s.get(), state.data()), grnOK);
+  auto contact_array = [&](int array) { return state.data() + grn_contact_offset(array, cap); };
+  const int* npair = (const int*)contact_array(grnCONTACT_npair);
+  const int* partner = (const int*)contact_array(grnCONTACT_pair);
+  const float* lin = (const float*)contact_array(grnCONTACT_pair_lin);
+  const float* rot = (const float*)contact_array(grnCONTACT_pair_rot);
+  int mutual = 0, springs = 0;
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; k < npair[i]; k++) {
+      size_t a = GRN_SLOT(k, i, cap);
+      int j = partner[a];
+      for (int m = 0; m < npair[j]; m++) {
+        size_t b = GRN_SLOT(m, j, cap);
+        if (partner[b] != i) continue;
+        mutual++;
+        for (int e = 0; e < 3; e++) {
+          ASSERT_EQ(lin[3 * a + e], -lin[3 * b + e]) << "grains " << i << ", " << j;
+          ASSERT_EQ(rot[3 * a + e], -rot[3 * b + e]) << "grains " << i << ", " << j;
+          springs += lin[3 * a + e] != 0 && rot[3 * a + e] != 0;
+        }
+      }
+    }
+  }
+  EXPECT_GT(springs, 0) << "no contact with both springs loaded: nothing compared";
   const double bound_p = 10 * std::sqrt(var_p), bound_l = 10 * std::sqrt(var_l);
   EXPECT_LE(worst_p, bound_p) << "linear momentum not conserved";
   EXPECT_LE(worst_l, bound_l) << "angular momentum not conserved by the contacts";
   EXPECT_GT(exchanged, 0);
   std::printf("[ measure  ] dem cluster of %d, %d substeps: |dP| %.3g kg m/s (bound 10 sigma "
               "%.3g; impulse exchanged %.3g); |dL| less the float rounding of the moves %.3g "
-              "kg m^2/s (bound %.3g; with it %.3g)\n", n, nsub, worst_p, bound_p, exchanged,
-              worst_l, bound_l, worst_raw_l);
+              "kg m^2/s (bound %.3g; with it %.3g); %d contacts in both grains' slots, opposite "
+              "springs (%d components loaded)\n", n, nsub, worst_p, bound_p, exchanged,
+              worst_l, bound_l, worst_raw_l, mutual / 2, springs);
 }
 
 }  // namespace
