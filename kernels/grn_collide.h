@@ -174,7 +174,9 @@ GRN_HD grnPairFrame grn_pair_frame(const grnData* d, int i, int j) {
   grnPairFrame f;
   grnVec3 r = grn_sub(grn_load3(d->pos + 3 * i), grn_load3(d->pos + 3 * j));
   float dist = grn_norm(r), ri = grn_radius(d, i), rj = grn_radius(d, j), sum = ri + rj;
-  f.n = dist > 0 ? grn_scale(r, 1.0f / dist) : grn_v3(0, 0, 1);
+  // coincident centres: +z from the lower index's side, -z from the other's (the two grains of a
+  // pair still see opposite normals)
+  f.n = dist > 0 ? grn_scale(r, 1.0f / dist) : grn_v3(0, 0, i < j ? 1.0f : -1.0f);
   f.depth = sum - dist;
   f.arm_i = ri * dist / sum;
   f.arm_j = rj * dist / sum;
@@ -224,8 +226,28 @@ GRN_HD void grn_carry_law_state(const grnData* d, int unit, size_t to, long long
 #undef GRN_CARRY
 }
 
+// slot of grain i among grain j's previous contacts, or -1
+GRN_HD long long grn_prev_partner_slot(const grnData* d, int j, int i) {
+  for (int m = 0; m < d->npair_prev[j]; m++) {
+    size_t slot = GRN_SLOT(m, j, d->cap);
+    if (d->pair_prev[slot] == i) return (long long)slot;
+  }
+  return -1;
+}
+
+// dem: slot `to` takes the springs of the partner's previous slot `from` of the same contact,
+// negated (each grain keeps its own copy of a contact's springs, opposite to its partner's)
+GRN_HD void grn_carry_partner_springs(const grnData* d, size_t to, size_t from) {
+  for (int e = 0; e < 3; e++) {
+    d->pair_lin[3 * to + e] = -d->pair_lin_prev[3 * from + e];
+    d->pair_rot[3 * to + e] = -d->pair_rot_prev[3 * from + e];
+  }
+}
+
 // grain-grain contacts of grain i into its contact slots, each with the law's state of the same
-// contact in the last substep (a contact new this substep starts from zero)
+// contact in the last substep (a contact new this substep starts from zero). dem: a contact only
+// the partner held (grain i had no slot left for it) takes the partner's springs, negated, so
+// the two copies agree again
 GRN_HD void grn_collide_grains(const grnData* d, const grnConsts* c, int i) {
   int cap = d->cap;
   // found into a local list (the sorting shifts stay out of the strided slots), then the slots
@@ -240,6 +262,10 @@ GRN_HD void grn_collide_grains(const grnData* d, const grnConsts* c, int i) {
     int prev = grn_prev_pair_slot(d, c, i, j, &m);
     long long from = prev >= 0 ? (long long)GRN_SLOT(prev, i, cap) : -1;
     grn_carry_law_state(d, grnUNIT_PAIR_SLOT, slot, from);
+    if (from < 0 && c->model == grnMODEL_DEM) {
+      long long mirror = grn_prev_partner_slot(d, j, i);
+      if (mirror >= 0) grn_carry_partner_springs(d, slot, (size_t)mirror);
+    }
   }
   d->npair[i] = count;
   if (found > count) d->overflow[0] = 1;

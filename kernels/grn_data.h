@@ -35,6 +35,9 @@ typedef enum grnArrayUnit_ {
   grnUNIT_HASH_GRAIN,         // cap with the hash broadphase, else none
   grnUNIT_BUCKET1,            // hash_size + 1 with the sorted broadphase, else none
   grnUNIT_SORTED_GRAIN,       // cap with the sorted broadphase, else none
+  grnUNIT_PAIRING_SLOT,       // GRN_MAX_PAIRS x cap with pairs (grn_solves_pairs), else none
+  grnUNIT_PAIRING_GRAIN,      // cap with pairs, else none
+  grnUNIT_PAIRING_GRAIN1,     // cap + 1 with pairs, else none
   grnUNIT_PAIR,               // cp_cap (grown as the contact pairs need)
   grnUNIT_BODY,               // max_bodies (at least 1)
   grnUNIT_CLUMP,              // max_clumps
@@ -123,10 +126,10 @@ typedef enum grnArrayUnit_ {
   X(float, nbr_pos, 3, grnUNIT_GRAIN, "position at the lists' build")                          \
   X(int, ncontact, 1, grnUNIT_GRAIN, "grain + shape contacts of each grain")                   \
   X(float, pair_bias, 1, grnUNIT_LOOP_SLOT, "one loop: accumulated baumgarte impulse")         \
-  X(int, pair_ref, 1, grnUNIT_PAIR_SLOT, "pair p of the slot (solved here) or -1 - p")         \
-  X(unsigned, pair_solved, 1, grnUNIT_GRAIN, "bit k: the grain solves slot k's contact")       \
-  X(int, pair_count, 1, grnUNIT_GRAIN1, "contact pairs the grain solves")                      \
-  X(int, pair_first, 1, grnUNIT_GRAIN1, "its first pair; [n]: all pairs")                      \
+  X(int, pair_ref, 1, grnUNIT_PAIRING_SLOT, "pair p of the slot (solved here) or -1 - p")      \
+  X(unsigned, pair_solved, 1, grnUNIT_PAIRING_GRAIN, "bit k: the grain solves slot k's contact") \
+  X(int, pair_count, 1, grnUNIT_PAIRING_GRAIN1, "contact pairs the grain solves")              \
+  X(int, pair_first, 1, grnUNIT_PAIRING_GRAIN1, "its first pair; [n]: all pairs")              \
   X(float, sc_normal, 3, grnUNIT_SHAPE_SLOT, "unit normal, from shape toward grain")           \
   X(float, sc_depth, 1, grnUNIT_SHAPE_SLOT, "penetration (> 0) or gap (< 0) [m]")              \
   X(float, sc_vel, 3, grnUNIT_SHAPE_SLOT, "shape velocity at the contact point")               \
@@ -230,6 +233,9 @@ static inline size_t grn_unit_count(int unit, const grnData* d, int nbody, const
     case grnUNIT_BUCKET1:
       return grn_broadphase_is(p, grnBROADPHASE_SORTED) ? (size_t)d->hash_size + 1 : 0;
     case grnUNIT_SORTED_GRAIN: return grn_broadphase_is(p, grnBROADPHASE_SORTED) ? cap : 0;
+    case grnUNIT_PAIRING_SLOT: return p && grn_solves_pairs(p) ? GRN_MAX_PAIRS * cap : 0;
+    case grnUNIT_PAIRING_GRAIN: return p && grn_solves_pairs(p) ? cap : 0;
+    case grnUNIT_PAIRING_GRAIN1: return p && grn_solves_pairs(p) ? cap + 1 : 0;
     case grnUNIT_PAIR: return (size_t)d->cp_cap;
     case grnUNIT_BODY: return nbody > 0 ? (size_t)nbody : 1;
     case grnUNIT_CLUMP: return p ? (size_t)p->max_clumps : 0;

@@ -30,7 +30,7 @@ GRN_HD void grn_pj_integrate_grain(const grnData* d, const grnConsts* c, int i) 
 }
 
 // the dem model's with contact fields, which pair the contacts: the contacts found, and the
-// shape contacts' forces (they need nothing else); the pairs numbered
+// shape contacts' forces (they need nothing else); then the pairs numbered
 GRN_HD void grn_dem_cem_narrowphase_grain(const grnData* d, const grnConsts* c, int i) {
   grn_collide_grain(d, c, i);
   grn_dem_shape_forces(d, c, i);
