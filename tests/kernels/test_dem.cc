@@ -776,6 +776,21 @@ TEST(Dem, ElasticGasInAClosedBoxKeepsItsEnergy) {
 
 //---------------------------------- momentum ------------------------------------------------------
 
+// dem for a cluster of n grains in free space (no gravity): friction 0.5, rolling and torsional
+// springs on, a substep of 0.02 of the time scale of the smallest grains (rmin radii)
+grnParams FreeClusterParams(int n, double rmin) {
+  grnParams p;
+  grn_default_params(&p);
+  p.model = grnMODEL_DEM;
+  p.capacity = n;
+  p.gravity[2] = 0;
+  p.friction = 0.5f;
+  p.rolling_friction = 0.3f;
+  p.torsional_friction = 0.3f;
+  p.dt = (float)(0.02 * grn_dem_time_scale(&p, rmin * p.radius));
+  return p;
+}
+
 // what CheckSpringsOpposite saw: contact slots whose partner lists the grain too (each contact
 // twice), the fullest grain's contacts, spring components compared while both were loaded
 struct SpringCopies {
@@ -833,19 +848,12 @@ TEST(Dem, CoincidentGrainsPushApartOppositely) {
 // grains with more contacts than slots (GRN_MAX_PAIRS) keep the first ones and drop the rest,
 // which their partners still hold; when a dropped contact comes back into the grain's slots it
 // takes the partner's springs, negated, so the two copies agree again. large grains (R) in a
-// crowd of small ones (0.3 R), packed with overlaps in free space so that the crowd bursts:
-// a large grain touches more than 16 small ones at first, fewer as they fly apart. checked
-// after every substep
+// crowd of small ones (0.3 R), packed with overlaps in free space so that the crowd bursts: a
+// large grain touches more than 16 small ones, and which 16 it keeps changes as they move
+// (without the partner's springs the copies part after 2 substeps). checked after every substep
 TEST(Dem, ContactsDroppedForLackOfSlotsComeBackWithTheirPartnersSprings) {
   const int n = 600, nsub = 150;
-  grnParams p;
-  grn_default_params(&p);
-  p.model = grnMODEL_DEM;
-  p.capacity = n;
-  p.gravity[2] = 0;
-  p.rolling_friction = 0.3f;
-  p.torsional_friction = 0.3f;
-  p.dt = (float)(0.02 * grn_dem_time_scale(&p, 0.3 * p.radius));
+  grnParams p = FreeClusterParams(n, 0.3);
   SolverPtr s = MakeSolver(p);
   ASSERT_TRUE(s);
   const float R = p.radius;
@@ -909,15 +917,7 @@ TEST(Dem, ContactsDroppedForLackOfSlotsComeBackWithTheirPartnersSprings) {
 // scale).
 TEST(Dem, DenseClusterConservesMomentum) {
   const int n = 512, nsub = 400;
-  grnParams p;
-  grn_default_params(&p);
-  p.model = grnMODEL_DEM;
-  p.capacity = n;
-  p.gravity[2] = 0;
-  p.friction = 0.5f;
-  p.rolling_friction = 0.3f;
-  p.torsional_friction = 0.3f;
-  p.dt = (float)(0.02 * grn_dem_time_scale(&p, 0.6 * p.radius));
+  grnParams p = FreeClusterParams(n, 0.6);
   SolverPtr s = MakeSolver(p);
   ASSERT_TRUE(s);
   const float R = p.radius;
