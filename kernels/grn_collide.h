@@ -214,34 +214,18 @@ GRN_HD grnVec3 grn_contact_torque(grnVec3 n, float arm, grnVec3 p) {
 }
 
 // the contact law's state of slot `to` in units of `unit` (grnUNIT_PAIR_SLOT or _SHAPE_SLOT):
-// that of the previous substep's slot `from`, or zero (from < 0: a new contact)
-GRN_HD void grn_carry_law_state(const grnData* d, int unit, size_t to, long long from) {
-#define GRN_CARRY(type, name, width, u, what)                                         \
-  if (u == unit) {                                                                    \
-    for (int e = 0; e < width; e++) {                                                 \
-      d->name[width * to + e] = from >= 0 ? d->name##_prev[width * (size_t)from + e] : 0; \
-    }                                                                                 \
+// that of the previous substep's slot `from` times sign (-1: the partner's slot of the contact,
+// whose vectors are opposite), or zero (from < 0: a new contact)
+GRN_HD void grn_carry_law_state(const grnData* d, int unit, size_t to, long long from,
+                                float sign) {
+#define GRN_CARRY(type, name, width, u, what)                                                 \
+  if (u == unit) {                                                                            \
+    for (int e = 0; e < width; e++) {                                                         \
+      d->name[width * to + e] = from >= 0 ? sign * d->name##_prev[width * (size_t)from + e] : 0; \
+    }                                                                                         \
   }
   GRN_LAW_STATE(GRN_CARRY)
 #undef GRN_CARRY
-}
-
-// slot of grain i among grain j's previous contacts, or -1
-GRN_HD long long grn_prev_partner_slot(const grnData* d, int j, int i) {
-  for (int m = 0; m < d->npair_prev[j]; m++) {
-    size_t slot = GRN_SLOT(m, j, d->cap);
-    if (d->pair_prev[slot] == i) return (long long)slot;
-  }
-  return -1;
-}
-
-// dem: slot `to` takes the springs of the partner's previous slot `from` of the same contact,
-// negated (each grain keeps its own copy of a contact's springs, opposite to its partner's)
-GRN_HD void grn_carry_partner_springs(const grnData* d, size_t to, size_t from) {
-  for (int e = 0; e < 3; e++) {
-    d->pair_lin[3 * to + e] = -d->pair_lin_prev[3 * from + e];
-    d->pair_rot[3 * to + e] = -d->pair_rot_prev[3 * from + e];
-  }
 }
 
 // grain-grain contacts of grain i into its contact slots, each with the law's state of the same
@@ -261,11 +245,16 @@ GRN_HD void grn_collide_grains(const grnData* d, const grnConsts* c, int i) {
     d->pair[slot] = j;
     int prev = grn_prev_pair_slot(d, c, i, j, &m);
     long long from = prev >= 0 ? (long long)GRN_SLOT(prev, i, cap) : -1;
-    grn_carry_law_state(d, grnUNIT_PAIR_SLOT, slot, from);
+    float sign = 1.0f;
     if (from < 0 && c->model == grnMODEL_DEM) {
-      long long mirror = grn_prev_partner_slot(d, j, i);
-      if (mirror >= 0) grn_carry_partner_springs(d, slot, (size_t)mirror);
+      // a contact only the partner held: its springs (dem's law state is all vectors)
+      int first = 0, mirror = grn_prev_pair_slot(d, c, j, i, &first);
+      if (mirror >= 0) {
+        from = (long long)GRN_SLOT(mirror, j, cap);
+        sign = -1.0f;
+      }
     }
+    grn_carry_law_state(d, grnUNIT_PAIR_SLOT, slot, from, sign);
   }
   d->npair[i] = count;
   if (found > count) d->overflow[0] = 1;
@@ -322,7 +311,7 @@ GRN_HD void grn_collide_shapes(const grnData* d, const grnConsts* c, int i) {
     for (int m = 0; m < d->nshape_prev[i]; m++) {
       if (d->sc_shape_prev[GRN_SLOT(m, i, cap)] == s) prev = (long long)GRN_SLOT(m, i, cap);
     }
-    grn_carry_law_state(d, grnUNIT_SHAPE_SLOT, slot, prev);
+    grn_carry_law_state(d, grnUNIT_SHAPE_SLOT, slot, prev, 1.0f);
     count++;
   }
   d->nshape[i] = count;
