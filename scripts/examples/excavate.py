@@ -30,11 +30,15 @@ import argparse
 import json
 import math
 import os
+import sys
 import time
 
-os.environ.setdefault("MUJOCO_GL", "osmesa")
-if os.environ["MUJOCO_GL"] == "osmesa":
-  os.environ.setdefault("PYOPENGL_PLATFORM", "osmesa")
+# offscreen rendering takes osmesa unless told otherwise; --no-media renders nothing and needs no
+# gl at all (a gpu machine may have no osmesa), so mujoco is left to find none
+if "--no-media" not in sys.argv:
+  os.environ.setdefault("MUJOCO_GL", "osmesa")
+  if os.environ["MUJOCO_GL"] == "osmesa":
+    os.environ.setdefault("PYOPENGL_PLATFORM", "osmesa")
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 import mujoco  # noqa: E402
