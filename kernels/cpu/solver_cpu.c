@@ -325,8 +325,9 @@ static void cpu_copy_pair_arrays(grnData* dl, grnData* d) {
 // on x86-64 with gcc each phase runs from one of two builds, picked once at load: baseline and
 // x86-64-v3 (avx2; about 10% faster), with every function it calls inlined (flatten: else gcc
 // keeps the larger per-grain functions out of line, built for the baseline only). the same
-// operations in the same order (no fused multiply-add: kernels/ compiles with
-// -ffp-contract=off), so results are the same bit for bit
+// operations in the same order (no fused multiply-add: kernels/ compiles with -ffp-contract=off
+// and without the slp vectoriser, and a test reads the library's code for one), so results are
+// the same bit for bit
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__has_attribute)
 #if __has_attribute(target_clones)
 #define CPU_CLONES __attribute__((target_clones("arch=x86-64-v3", "default"), flatten))
