@@ -557,11 +557,13 @@ static grnStatus cuda_find_pairs(grnSolver* s, int* pairs, int max, int* npairs)
   grnData h;
   memset(&h, 0, sizeof(h));
   h.n = n;
-  h.nclump = d->nclump;
+  // (the solver's clump count: the device data's is brought up to date at the next substep only,
+  // and the pairs may be asked for before any)
+  h.nclump = s->nclump;
   h.cap = d->cap;
   h.hash_size = d->hash_size;
   h.cem = s->cem;
-  size_t nc = k->clumps ? (size_t)d->nclump : 0, ng = k->clumps ? (size_t)n : 0;
+  size_t nc = k->clumps ? (size_t)s->nclump : 0, ng = k->clumps ? (size_t)n : 0;
   struct { void** host; const void* device; size_t bytes; } copy[] = {
     {(void**)&h.pos, d->pos, 3 * (size_t)n * sizeof(float)},
     {(void**)&h.rad, d->rad, (size_t)n * sizeof(float)},

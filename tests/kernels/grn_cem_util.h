@@ -3,6 +3,8 @@
 #ifndef MJGRANULAR_TESTS_GRN_CEM_UTIL_H_
 #define MJGRANULAR_TESTS_GRN_CEM_UTIL_H_
 
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <random>
@@ -106,9 +108,10 @@ inline std::string FileBytes(const std::vector<FileType>& types,
   return s;
 }
 
-// bytes written to a file of the test's own; returns its path
+// bytes written to a file of the test's own (the process id in its name: tests of one tag run in
+// several processes at once under ctest -j or gtest shards); returns its path
 inline std::string WriteTemp(const std::string& bytes, const char* tag) {
-  std::string path = ::testing::TempDir() + "cem_" + tag + ".cem";
+  std::string path = ::testing::TempDir() + "cem_" + tag + "_" + std::to_string(getpid()) + ".cem";
   FILE* f = std::fopen(path.c_str(), "wb");
   EXPECT_NE(f, nullptr);
   std::fwrite(bytes.data(), 1, bytes.size(), f);
