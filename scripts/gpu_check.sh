@@ -309,7 +309,7 @@ wheels() {
   PYTHONPATH="$site" "$py" -c "import mujoco; print('mujoco', mujoco.__version__, mujoco.__file__)"
 }
 python_tests() {
-  local args=(-q -rf -p no:cacheprovider -o addopts="")
+  local args=(-q -rf --durations=15 -p no:cacheprovider -p no:benchmark -o addopts="")
   # the render test needs osmesa and imageio-ffmpeg, which the kit does not carry
   if ! "$py" -c "import imageio_ffmpeg, ctypes.util, sys; sys.exit(not ctypes.util.find_library('OSMesa'))" 2>/dev/null; then
     echo "left out: tests/python/test_render.py (no OSMesa or imageio-ffmpeg here)"
@@ -320,7 +320,7 @@ python_tests() {
     echo "left out: tests/python/test_distributed.py (no ray here)"
     args+=(--ignore=tests/python/test_distributed.py)
   fi
-  "$py" -c "import xdist" 2>/dev/null && args+=(-n 8)
+  "$py" -c "import xdist" 2>/dev/null && args+=(-n 16)
   "$py" -m pytest "${args[@]}" tests/python
 }
 export site
@@ -331,7 +331,7 @@ if wanted python || wanted franka || wanted deterministic; then
   only="$only_save"
 fi
 export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
-step python 200 30 "tests/python with the kit's mujoco wheel" -- python_tests
+step python 300 30 "tests/python with the kit's mujoco wheel" -- python_tests
 
 # ---- benchmarks ----
 # pss of a settled bed (bench_settle's column: settled untimed at a 1 ms substep, then timed at
