@@ -273,13 +273,14 @@ short="${MJG_SANITIZE_FILTER:-CudaBackend.*:-CudaBackend.OutOfMemoryIsAStatus}"
 backend="${MJG_CHECK_BACKEND:-cuda}"
 export short backend
 # a gtest binary's tests split into N shards run side by side (the gpu machine has 16 cores and the
-# device takes several processes; the cpu halves of the comparisons get 16 / N threads each): the
+# device takes several processes; the cpu halves of the comparisons share the cores out): the
 # slowest suites take minutes one after another. line-buffered, each test's [ RUN ] line is in the
 # log before it starts, so a shard that dies shows in which test; its exit status or signal is named
 sharded() {
-  local shards="$1" i pids=() rc=0 st tag="$work/shard.$BASHPID"; shift
+  local shards="$1" i pids=() rc=0 st tag="$work/shard.$BASHPID" cores; shift
+  cores="$(nproc)"
   for ((i = 0; i < shards; i++)); do
-    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i OMP_NUM_THREADS=$((16 / shards)) \
+    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i OMP_NUM_THREADS=$(( (cores + shards - 1) / shards )) \
       stdbuf -oL -eL "$@" >"$tag.$i.log" 2>&1 &
     pids+=($!)
   done
@@ -492,9 +493,9 @@ EOF
 export -f deterministic
 step deterministic 90 20 "cost of deterministic on cuda" -- deterministic
 
-# (after the benchmarks: they need no figures from these, and the sanitizers may be refused where
-# the gpu runs under gvisor)
 # ---- compute-sanitizer's four tools on the short cuda suites ----
+# (after the benchmarks: they need nothing from these, and the sanitizers may be refused where the
+# gpu runs under gvisor)
 sanitize() {
   command -v compute-sanitizer >/dev/null || { echo "no compute-sanitizer on PATH"; return 1; }
   compute-sanitizer --tool "$1" --error-exitcode 99 "$kit/bin/kernel_tests" --gtest_brief=1 \
