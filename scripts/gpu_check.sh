@@ -321,7 +321,8 @@ python_tests() {
     echo "left out: tests/python/test_distributed.py (no ray here)"
     args+=(--ignore=tests/python/test_distributed.py)
   fi
-  "$py" -c "import xdist" 2>/dev/null && args+=(-n 16)
+  # 16 workers of one openmp thread each: 16 of 16 threads each oversubscribed the cores 16 times
+  "$py" -c "import xdist" 2>/dev/null && { args+=(-n 16); export OMP_NUM_THREADS=1; }
   "$py" -m pytest "${args[@]}" tests/python
 }
 export site

@@ -33,9 +33,10 @@ import os
 import sys
 import time
 
-# offscreen rendering takes osmesa unless told otherwise; --no-media renders nothing and needs no
-# gl at all (a gpu machine may have no osmesa), so mujoco is left to find none
-if "--no-media" not in sys.argv:
+# run as a script, its offscreen rendering takes osmesa unless told otherwise; --no-media renders
+# nothing and needs no gl at all (a gpu machine may have no osmesa). imported (the tests), it sets
+# nothing: the importer's subprocesses would inherit it
+if __name__ == "__main__" and "--no-media" not in sys.argv:
   os.environ.setdefault("MUJOCO_GL", "osmesa")
   if os.environ["MUJOCO_GL"] == "osmesa":
     os.environ.setdefault("PYOPENGL_PLATFORM", "osmesa")
