@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -471,37 +472,60 @@ size_t grn_contact_state_bytes(int capacity) {
   return capacity > 0 ? grn_contact_offset(grnNCONTACT_ARRAYS, capacity) : 0;
 }
 
-// a contact state's slots that hold no contact zeroed (and the counts of grains past the n in use),
-// so that the state is a function of the contacts alone: the solver leaves in those slots
-// whatever its twin buffers held before
-static void clear_unused_slots(char* b, int cap, int n) {
-  int* npair = (int*)(b + grn_contact_offset(grnCONTACT_npair, cap));
-  int* nshape = (int*)(b + grn_contact_offset(grnCONTACT_nshape, cap));
-  for (int i = n; i < cap; i++) npair[i] = nshape[i] = 0;
-  for (int a = 0; a < grnNCONTACT_ARRAYS; a++) {
-    const grnArrayDesc* desc = grn_contact_arrays + a;
-    int slots = grn_unit_slots(desc->unit);
-    if (slots == 1) continue;
-    const int* used = desc->unit == grnUNIT_PAIR_SLOT ? npair : nshape;
-    size_t width = desc->size * desc->width;
-    char* v = b + grn_contact_offset(a, cap);
-    for (int k = 0; k < slots; k++) {
-      for (int i = 0; i < cap; i++) {
-        if (k >= used[i]) memset(v + width * GRN_SLOT(k, i, cap), 0, width);
-      }
-    }
+// the slot rows the first n grains' contacts use (slot k of every grain is row k of a slot-major
+// array): the largest grain-grain count in rows[0], the largest grain-shape count in rows[1]
+static void used_rows(const int* npair, const int* nshape, int n, int rows[2]) {
+  rows[0] = rows[1] = 0;
+  for (int i = 0; i < n; i++) {
+    if (npair[i] > rows[0]) rows[0] = npair[i];
+    if (nshape[i] > rows[1]) rows[1] = nshape[i];
   }
 }
 
+// the bytes of one slot row of contact-state array desc for capacity cap
+static size_t row_bytes(const grnArrayDesc* desc, int cap) {
+  return desc->size * desc->width * (size_t)cap;
+}
+
+// the contact state into buf (grn_contact_state_bytes): the counts first, then of each slot
+// array only the rows (slots) some grain uses; the rows past them zeroed whole and, within the
+// rows read, the slots a grain does not use, so that the state is a function of the contacts alone
+// (the solver leaves in those slots what earlier substeps put there). by rows, not slot by slot:
+// the copy and the clearing are what a plugin step pays for the state (bench_state)
 grnStatus grn_get_contacts(const grnSolver* s, void* buf) {
   if (!s || !buf) return grnERR_ARG;
-  int cap = s->params.capacity;
-  for (int a = 0; a < grnNCONTACT_ARRAYS; a++) {
-    char* at = (char*)buf + grn_contact_offset(a, cap);
-    grnStatus st = s->ops->read(s, grn_contact_arrays + a, 0, at, grn_contact_array_bytes(a, cap));
+  const int cap = s->params.capacity, n = s->n;
+  char* b = (char*)buf;
+  int* count[2] = {(int*)(b + grn_contact_offset(grnCONTACT_npair, cap)),
+                   (int*)(b + grn_contact_offset(grnCONTACT_nshape, cap))};
+  for (int u = 0; u < 2; u++) {
+    const int a = u == 0 ? grnCONTACT_npair : grnCONTACT_nshape;
+    grnStatus st = n ? s->ops->read(s, grn_contact_arrays + a, 0, count[u], (size_t)n * sizeof(int))
+                     : grnOK;
     if (st != grnOK) return st;
+    memset(count[u] + n, 0, (size_t)(cap - n) * sizeof(int));
   }
-  clear_unused_slots((char*)buf, cap, s->n);
+  int rows_used[2];
+  used_rows(count[0], count[1], n, rows_used);
+  for (int a = 0; a < grnNCONTACT_ARRAYS; a++) {
+    const grnArrayDesc* desc = grn_contact_arrays + a;
+    const int slots = grn_unit_slots(desc->unit);
+    if (slots == 1) continue;  // the counts, read above
+    const int u = desc->unit == grnUNIT_PAIR_SLOT ? 0 : 1, rows = rows_used[u];
+    const size_t words = desc->size * desc->width / sizeof(uint32_t);  // 4-byte ints and floats
+    const size_t row = row_bytes(desc, cap);
+    char* v = b + grn_contact_offset(a, cap);
+    grnStatus st = rows ? s->ops->read(s, desc, 0, v, rows * row) : grnOK;
+    if (st != grnOK) return st;
+    memset(v + rows * row, 0, (size_t)(slots - rows) * row);
+    for (int k = 0; k < rows; k++) {
+      uint32_t* w32 = (uint32_t*)(v + k * row);
+      for (int i = 0; i < cap; i++) {
+        if (k < count[u][i]) continue;
+        for (size_t w = 0; w < words; w++) w32[(size_t)i * words + w] = 0;
+      }
+    }
+  }
   return grnOK;
 }
 
@@ -552,14 +576,19 @@ grnStatus grn_check_contacts(const grnSolver* s, const void* buf, char* msg, int
       return grnERR_ARG;
     }
   }
-  // every float of the used slots finite (the arrays are slot-major: slot k of grain i)
+  // every float of the used slots finite (the arrays are slot-major: slot k of grain i), read row
+  // by row, in the order the bytes lie
+  int rows_used[2];
+  used_rows(npair, nshape, s->n, rows_used);
   for (int a = 0; a < grnNCONTACT_ARRAYS; a++) {
     const grnArrayDesc* desc = grn_contact_arrays + a;
     if (!desc->is_float) continue;
     const float* v = (const float*)contact_array(b, a, cap);
-    const int* used = desc->unit == grnUNIT_PAIR_SLOT ? npair : nshape;
-    for (int i = 0; i < s->n; i++) {
-      for (int k = 0; k < used[i]; k++) {
+    const int u = desc->unit == grnUNIT_PAIR_SLOT ? 0 : 1;
+    const int* used = u == 0 ? npair : nshape;
+    for (int k = 0; k < rows_used[u]; k++) {
+      for (int i = 0; i < s->n; i++) {
+        if (k >= used[i]) continue;
         for (int e = 0; e < desc->width; e++) {
           if (isfinite(v[desc->width * GRN_SLOT(k, i, cap) + e])) continue;
           if (msg && size > 0) {
@@ -574,12 +603,20 @@ grnStatus grn_check_contacts(const grnSolver* s, const void* buf, char* msg, int
   return grnOK;
 }
 
+// the counts whole, and of each slot array the rows in use only: the slots past a grain's count
+// are never read (the solver itself leaves there what earlier substeps put), and the state read
+// back zeroes them (grn_get_contacts)
 grnStatus grn_set_contacts(grnSolver* s, const void* buf) {
   if (grn_check_contacts(s, buf, NULL, 0) != grnOK) return grnERR_ARG;
-  int cap = s->params.capacity;
+  const int cap = s->params.capacity;
+  int rows_used[2];
+  used_rows((const int*)contact_array(buf, grnCONTACT_npair, cap),
+            (const int*)contact_array(buf, grnCONTACT_nshape, cap), s->n, rows_used);
   for (int a = 0; a < grnNCONTACT_ARRAYS; a++) {
-    grnStatus st = s->ops->write(s, grn_contact_arrays + a, 0, contact_array(buf, a, cap),
-                                 grn_contact_array_bytes(a, cap));
+    const grnArrayDesc* desc = grn_contact_arrays + a;
+    const size_t bytes = grn_unit_slots(desc->unit) == 1 ? grn_contact_array_bytes(a, cap) :
+        rows_used[desc->unit == grnUNIT_PAIR_SLOT ? 0 : 1] * row_bytes(desc, cap);
+    grnStatus st = bytes ? s->ops->write(s, desc, 0, contact_array(buf, a, cap), bytes) : grnOK;
     if (st != grnOK) return st;
   }
   return grnOK;

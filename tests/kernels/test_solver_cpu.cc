@@ -1,6 +1,7 @@
 // cpu backend (cpu/solver_cpu.c): the same inputs give bit-identical grains and wrenches when run
 // twice in one process, though the hash lists are built by racing threads; and the one-loop
 // iteration (grnParams.one_loop) gives bit for bit what the split passes give.
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -144,6 +145,102 @@ TEST(SolverCpu, FewerGrainsLeaveNoStaleContacts) {
   ASSERT_EQ(grn_get_contacts(s.get(), buf.data()), grnOK);
   for (int i = n; i < cap; i++) ASSERT_EQ(npair[i], 0) << "grain " << i;
   EXPECT_EQ(grn_set_contacts(s.get(), buf.data()), grnOK);
+}
+
+// a saved state and its contact state, restored
+struct Saved {
+  Grains grains;
+  std::vector<char> contacts;
+};
+
+// (the buffer filled with a pattern first, so that a byte the state leaves unwritten shows)
+Saved Save(const grnSolver* s) {
+  Saved v{Read(s), std::vector<char>(grn_contact_state_bytes(grn_params(s)->capacity), '\xa5')};
+  EXPECT_EQ(grn_get_contacts(s, v.contacts.data()), grnOK);
+  return v;
+}
+
+void Restore(grnSolver* s, const Saved& v) {
+  ASSERT_EQ(grn_set_grains(s, (int)(v.grains.pos.size() / 3), v.grains.pos.data(),
+                           v.grains.vel.data()), grnOK);
+  ASSERT_EQ(grn_set_angvel(s, v.grains.angvel.data()), grnOK);
+  ASSERT_EQ(grn_set_orientations(s, v.grains.orient.data()), grnOK);
+  ASSERT_EQ(grn_set_contacts(s, v.contacts.data()), grnOK);
+}
+
+// the largest grain-grain contact count of a contact state: the slot rows it uses
+int PairRowsUsed(const Saved& v, int cap) {
+  const int* npair =
+      reinterpret_cast<const int*>(v.contacts.data() + grn_contact_offset(grnCONTACT_npair, cap));
+  return *std::max_element(npair, npair + cap);
+}
+
+// how many slots past their grain's count hold a nonzero byte (grn_get_contacts zeroes them all,
+// so that equal contacts give equal bytes)
+long UnzeroedUnusedSlots(const Saved& v, int cap) {
+  const char* b = v.contacts.data();
+  const int* count[2] = {
+      reinterpret_cast<const int*>(b + grn_contact_offset(grnCONTACT_npair, cap)),
+      reinterpret_cast<const int*>(b + grn_contact_offset(grnCONTACT_nshape, cap))};
+  long bad = 0;
+  for (int a = 0; a < grnNCONTACT_ARRAYS; a++) {
+    const grnArrayDesc* desc = grn_contact_arrays + a;
+    const int slots = grn_unit_slots(desc->unit);
+    if (slots == 1) continue;
+    const int* used = count[desc->unit == grnUNIT_PAIR_SLOT ? 0 : 1];
+    const size_t width = desc->size * desc->width;
+    const char* arr = b + grn_contact_offset(a, cap);
+    for (int k = 0; k < slots; k++) {
+      for (int i = 0; i < cap; i++) {
+        if (k < used[i]) continue;
+        const char* e = arr + width * GRN_SLOT(k, i, cap);
+        bad += std::any_of(e, e + width, [](char x) { return x != 0; });
+      }
+    }
+  }
+  return bad;
+}
+
+// grn_set_contacts writes only the slot rows the state uses, grn_get_contacts reads only those:
+// an early state (few contacts) restored into a solver whose slots held a dense bed's contacts
+// goes on exactly as in a fresh solver, and reads back as it was saved
+TEST(SolverCpu, ARestoredStateGoesOnExactlyOverSlotsThatHeldMoreContacts) {
+  grnParams p = Params();
+  const float c[3] = {0, 0, 0.15f}, h[3] = {0.05f, 0.05f, 0.15f};
+  const std::vector<grnShape> shapes = grn_test::Container(c, h, 0.5f);
+  const float r = p.radius, in = 0.05f - 1.2f * r;
+  const float lo[3] = {-in, -in, 1.2f * r}, hi[3] = {in, in, 0.3f - 1.2f * r};
+  std::vector<float> pos = grn_test::JitteredLattice(p.capacity, lo, hi, 2.2f * r, 0.1f * r, 5);
+  std::vector<float> vel(pos.size(), 0.0f);
+  auto Fresh = [&]() {
+    SolverPtr s = MakeSolver(p);
+    EXPECT_TRUE(s);
+    EXPECT_EQ(grn_set_shapes(s.get(), (int)shapes.size(), shapes.data()), grnOK);
+    return s;
+  };
+  SolverPtr used = Fresh();
+  ASSERT_EQ(grn_set_grains(used.get(), p.capacity, pos.data(), vel.data()), grnOK);
+  ASSERT_EQ(grn_advance(used.get(), 40), grnOK);
+  const Saved early = Save(used.get());
+  ASSERT_EQ(grn_advance(used.get(), 400), grnOK);  // the grains land and pile: more contacts each
+  const Saved dense = Save(used.get());
+  ASSERT_GT(PairRowsUsed(dense, p.capacity), PairRowsUsed(early, p.capacity) + 2);
+
+  EXPECT_EQ(UnzeroedUnusedSlots(early, p.capacity), 0);
+  EXPECT_EQ(UnzeroedUnusedSlots(dense, p.capacity), 0);
+
+  Restore(used.get(), early);
+  EXPECT_TRUE(SameBits(Save(used.get()).contacts, early.contacts)) << "read back otherwise";
+  ASSERT_EQ(grn_advance(used.get(), 100), grnOK);
+  SolverPtr fresh = Fresh();
+  Restore(fresh.get(), early);
+  ASSERT_EQ(grn_advance(fresh.get(), 100), grnOK);
+  const Saved a = Save(used.get()), b = Save(fresh.get());
+  EXPECT_TRUE(SameBits(a.grains.pos, b.grains.pos)) << "positions differ";
+  EXPECT_TRUE(SameBits(a.grains.vel, b.grains.vel)) << "velocities differ";
+  EXPECT_TRUE(SameBits(a.grains.angvel, b.grains.angvel)) << "spins differ";
+  EXPECT_TRUE(SameBits(a.contacts, b.contacts)) << "contact states differ";
+  EXPECT_EQ(UnzeroedUnusedSlots(a, p.capacity), 0);
 }
 
 }  // namespace

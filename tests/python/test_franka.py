@@ -152,7 +152,8 @@ def test_importing_excavate_leaves_the_gl_to_the_importer():
   # excavate.py run as a script takes osmesa; imported, it must not set it: the importer's
   # subprocesses would inherit it and fail to import mujoco where osmesa is missing (a gpu machine)
   env = {k: v for k, v in os.environ.items() if k not in ("MUJOCO_GL", "PYOPENGL_PLATFORM")}
-  code = "import os, excavate; print(os.environ.get('MUJOCO_GL'), os.environ.get('PYOPENGL_PLATFORM'))"
+  code = ("import os, excavate; "
+          "print(os.environ.get('MUJOCO_GL'), os.environ.get('PYOPENGL_PLATFORM'))")
   out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT / "scripts" / "examples",
                        capture_output=True, text=True, timeout=120)
   assert out.returncode == 0, out.stderr
