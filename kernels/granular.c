@@ -482,6 +482,11 @@ static void used_rows(const int* npair, const int* nshape, int n, int rows[2]) {
   }
 }
 
+// which count a slot array's slots follow: 0 the grain-grain count, 1 the grain-shape count
+static int slot_count(const grnArrayDesc* desc) {
+  return desc->unit == grnUNIT_PAIR_SLOT ? 0 : 1;
+}
+
 // the bytes of one slot row of contact-state array desc for capacity cap
 static size_t row_bytes(const grnArrayDesc* desc, int cap) {
   return desc->size * desc->width * (size_t)cap;
@@ -511,7 +516,7 @@ grnStatus grn_get_contacts(const grnSolver* s, void* buf) {
     const grnArrayDesc* desc = grn_contact_arrays + a;
     const int slots = grn_unit_slots(desc->unit);
     if (slots == 1) continue;  // the counts, read above
-    const int u = desc->unit == grnUNIT_PAIR_SLOT ? 0 : 1, rows = rows_used[u];
+    const int u = slot_count(desc), rows = rows_used[u];
     const size_t words = desc->size * desc->width / sizeof(uint32_t);  // 4-byte ints and floats
     const size_t row = row_bytes(desc, cap);
     char* v = b + grn_contact_offset(a, cap);
@@ -544,9 +549,9 @@ static const void* contact_array(const char* b, int a, int cap) {
   return b + grn_contact_offset(a, cap);
 }
 
-// grnOK when a contact state fits: counts within the slots, partners grains in use listed as
-// partners_fit requires, impulses finite; else grnERR_ARG with the first thing wrong in msg
-grnStatus grn_check_contacts(const grnSolver* s, const void* buf, char* msg, int size) {
+// grn_check_contacts, which also gives the slot rows the state uses (used_rows) in rows_used
+static grnStatus check_contacts(const grnSolver* s, const void* buf, char* msg, int size,
+                                int rows_used[2]) {
   if (!s || !buf) return fail(msg, size, "solver or buffer is null");
   const char* b = (const char*)buf;
   int cap = s->params.capacity, ordered = s->consts.ordered;
@@ -578,13 +583,12 @@ grnStatus grn_check_contacts(const grnSolver* s, const void* buf, char* msg, int
   }
   // every float of the used slots finite (the arrays are slot-major: slot k of grain i), read row
   // by row, in the order the bytes lie
-  int rows_used[2];
   used_rows(npair, nshape, s->n, rows_used);
   for (int a = 0; a < grnNCONTACT_ARRAYS; a++) {
     const grnArrayDesc* desc = grn_contact_arrays + a;
     if (!desc->is_float) continue;
     const float* v = (const float*)contact_array(b, a, cap);
-    const int u = desc->unit == grnUNIT_PAIR_SLOT ? 0 : 1;
+    const int u = slot_count(desc);
     const int* used = u == 0 ? npair : nshape;
     for (int k = 0; k < rows_used[u]; k++) {
       for (int i = 0; i < s->n; i++) {
@@ -603,19 +607,24 @@ grnStatus grn_check_contacts(const grnSolver* s, const void* buf, char* msg, int
   return grnOK;
 }
 
+// grnOK when a contact state fits: counts within the slots, partners grains in use listed as
+// partners_fit requires, impulses finite; else grnERR_ARG with the first thing wrong in msg
+grnStatus grn_check_contacts(const grnSolver* s, const void* buf, char* msg, int size) {
+  int rows_used[2];
+  return check_contacts(s, buf, msg, size, rows_used);
+}
+
 // the counts whole, and of each slot array the rows in use only: the slots past a grain's count
 // are never read (the solver itself leaves there what earlier substeps put), and the state read
 // back zeroes them (grn_get_contacts)
 grnStatus grn_set_contacts(grnSolver* s, const void* buf) {
-  if (grn_check_contacts(s, buf, NULL, 0) != grnOK) return grnERR_ARG;
-  const int cap = s->params.capacity;
   int rows_used[2];
-  used_rows((const int*)contact_array(buf, grnCONTACT_npair, cap),
-            (const int*)contact_array(buf, grnCONTACT_nshape, cap), s->n, rows_used);
+  if (check_contacts(s, buf, NULL, 0, rows_used) != grnOK) return grnERR_ARG;
+  const int cap = s->params.capacity;
   for (int a = 0; a < grnNCONTACT_ARRAYS; a++) {
     const grnArrayDesc* desc = grn_contact_arrays + a;
     const size_t bytes = grn_unit_slots(desc->unit) == 1 ? grn_contact_array_bytes(a, cap) :
-        rows_used[desc->unit == grnUNIT_PAIR_SLOT ? 0 : 1] * row_bytes(desc, cap);
+        rows_used[slot_count(desc)] * row_bytes(desc, cap);
     grnStatus st = bytes ? s->ops->write(s, desc, 0, contact_array(buf, a, cap), bytes) : grnOK;
     if (st != grnOK) return st;
   }

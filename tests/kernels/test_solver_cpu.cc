@@ -161,10 +161,7 @@ Saved Save(const grnSolver* s) {
 }
 
 void Restore(grnSolver* s, const Saved& v) {
-  ASSERT_EQ(grn_set_grains(s, (int)(v.grains.pos.size() / 3), v.grains.pos.data(),
-                           v.grains.vel.data()), grnOK);
-  ASSERT_EQ(grn_set_angvel(s, v.grains.angvel.data()), grnOK);
-  ASSERT_EQ(grn_set_orientations(s, v.grains.orient.data()), grnOK);
+  grn_test::Write(s, v.grains);
   ASSERT_EQ(grn_set_contacts(s, v.contacts.data()), grnOK);
 }
 
