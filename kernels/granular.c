@@ -12,6 +12,7 @@
 #include "grn_adhesion.h"
 #include "grn_collide.h"
 #include "grn_solver.h"
+#include "grn_sorted.h"
 
 const char* grn_status_string(grnStatus status) {
   switch (status) {
@@ -64,8 +65,14 @@ const char* grn_backend_name(grnBackend backend) {
   {#name "_prev", offsetof(grnData, name##_prev), sizeof(type), width, unit, (type)0.5 != 0},
 
 const grnArrayDesc grn_contact_arrays[grnNCONTACT_ARRAYS] = {GRN_CONTACT_ARRAYS(GRN_DESC)};
+// a grain-state array's twin, which only the sorted broadphase has
+#define GRN_DESC_SORTED(type, name, width, unit, what)                                    \
+  {#name "_sorted", offsetof(grnData, name##_sorted), sizeof(type), width, grnUNIT_SORTED_GRAIN, \
+   (type)0.5 != 0},
+
 const grnArrayDesc grn_solver_arrays[] = {
   GRN_CONTACT_ARRAYS(GRN_DESC_TWINS) GRN_GRAIN_ARRAYS(GRN_DESC) GRN_PAIR_ARRAYS(GRN_DESC)
+  GRN_GRAIN_STATE(GRN_DESC_SORTED)
 };
 const int grn_nsolver_arrays = (int)(sizeof(grn_solver_arrays) / sizeof(grn_solver_arrays[0]));
 const grnArrayDesc grn_broadphase_arrays[] = {GRN_BROADPHASE_ARRAYS(GRN_DESC)};
@@ -92,6 +99,64 @@ const grnArrayDesc* grn_solver_array(const char* name) {
     if (!strcmp(grn_solver_arrays[a].name, name)) return grn_solver_arrays + a;
   }
   return NULL;
+}
+
+//---------------------------------- the caller's order -------------------------------------------
+
+// the solver's own order of its grains (grn_sorted.h): *uid (malloc'd, n ints) the caller's index
+// of each of its grains, or NULL where it keeps the caller's order
+static grnStatus read_order(const grnSolver* s, int** uid) {
+  *uid = NULL;
+  if (!grn_sorted_keeps_order(&s->consts) || s->n == 0) return grnOK;
+  size_t bytes = (size_t)s->n * sizeof(int);
+  *uid = (int*)malloc(bytes);
+  if (!*uid) return grnERR_MEMORY;
+  grnStatus st = s->ops->read(s, grn_solver_array("uid"), 0, *uid, bytes);
+  if (st != grnOK) {
+    free(*uid);
+    *uid = NULL;
+  }
+  return st;
+}
+
+// n items of per bytes from the caller's order (src) into the solver's (dst), or back
+static void to_solver_order(const int* uid, int n, size_t per, const void* src, void* dst) {
+  for (int i = 0; i < n; i++) memcpy((char*)dst + per * i, (const char*)src + per * uid[i], per);
+}
+static void to_caller_order(const int* uid, int n, size_t per, const void* src, void* dst) {
+  for (int i = 0; i < n; i++) memcpy((char*)dst + per * uid[i], (const char*)src + per * i, per);
+}
+
+// grain array `name` of the n grains in use into host, in the caller's order
+static grnStatus read_grains(const grnSolver* s, const char* name, void* host) {
+  const grnArrayDesc* a = grn_solver_array(name);
+  size_t per = a->size * a->width, bytes = per * s->n;
+  int* uid;
+  grnStatus st = bytes ? read_order(s, &uid) : grnOK;
+  if (st != grnOK || !bytes) return st;
+  if (!uid) return s->ops->read(s, a, 0, host, bytes);
+  void* own = malloc(bytes);
+  st = own ? s->ops->read(s, a, 0, own, bytes) : grnERR_MEMORY;
+  if (st == grnOK) to_caller_order(uid, s->n, per, own, host);
+  free(own);
+  free(uid);
+  return st;
+}
+
+// grain array `name` of the n grains in use from host, in the caller's order
+static grnStatus write_grains(grnSolver* s, const char* name, const void* host) {
+  const grnArrayDesc* a = grn_solver_array(name);
+  size_t per = a->size * a->width, bytes = per * s->n;
+  int* uid;
+  grnStatus st = bytes ? read_order(s, &uid) : grnOK;
+  if (st != grnOK || !bytes) return st;
+  if (!uid) return s->ops->write(s, a, 0, host, bytes);
+  void* own = malloc(bytes);
+  if (own) to_solver_order(uid, s->n, per, host, own);
+  st = own ? s->ops->write(s, a, 0, own, bytes) : grnERR_MEMORY;
+  free(own);
+  free(uid);
+  return st;
 }
 
 // radii [0, n) of the grain slots (NULL: the params' radius), with the masses and inertias of
@@ -406,17 +471,32 @@ grnStatus grn_set_grains(grnSolver* s, int n, const float* pos, const float* vel
   for (int i = 0; i < 3 * n; i++) {
     if (!isfinite(pos[i]) || (vel && !isfinite(vel[i]))) return grnERR_NONFINITE;
   }
-  grnStatus st = s->ops->set_grains(s, n, pos, vel);
+  // the same count goes into the solver's order, a new one comes in the caller's
+  int* uid = NULL;
+  grnStatus st = n == s->n ? read_order(s, &uid) : grnOK;
+  float* own = NULL;
+  if (st == grnOK && uid) {
+    own = (float*)malloc(6 * (size_t)n * sizeof(float));
+    if (own) {
+      to_solver_order(uid, n, 3 * sizeof(float), pos, own);
+      if (vel) to_solver_order(uid, n, 3 * sizeof(float), vel, own + 3 * (size_t)n);
+      pos = own;
+      vel = vel ? own + 3 * (size_t)n : NULL;
+    } else {
+      st = grnERR_MEMORY;
+    }
+  }
+  if (st == grnOK) st = s->ops->set_grains(s, n, pos, vel);
   if (st == grnOK) s->n = n;
+  free(own);
+  free(uid);
   return st;
 }
 
 grnStatus grn_get_grains(const grnSolver* s, float* pos, float* vel) {
   if (!s) return grnERR_ARG;
-  size_t bytes = 3 * (size_t)s->n * sizeof(float);
-  grnStatus st = grnOK;
-  if (pos && bytes) st = s->ops->read(s, grn_solver_array("pos"), 0, pos, bytes);
-  if (st == grnOK && vel && bytes) st = s->ops->read(s, grn_solver_array("vel"), 0, vel, bytes);
+  grnStatus st = pos ? read_grains(s, "pos", pos) : grnOK;
+  if (st == grnOK && vel) st = read_grains(s, "vel", vel);
   return st;
 }
 
@@ -425,14 +505,12 @@ grnStatus grn_set_angvel(grnSolver* s, const float* angvel) {
   for (int i = 0; i < 3 * s->n; i++) {
     if (!isfinite(angvel[i])) return grnERR_NONFINITE;
   }
-  size_t bytes = 3 * (size_t)s->n * sizeof(float);
-  return bytes ? s->ops->write(s, grn_solver_array("angvel"), 0, angvel, bytes) : grnOK;
+  return write_grains(s, "angvel", angvel);
 }
 
 grnStatus grn_get_angvel(const grnSolver* s, float* angvel) {
   if (!s || (!angvel && s->n)) return grnERR_ARG;
-  size_t bytes = 3 * (size_t)s->n * sizeof(float);
-  return bytes ? s->ops->read(s, grn_solver_array("angvel"), 0, angvel, bytes) : grnOK;
+  return read_grains(s, "angvel", angvel);
 }
 
 grnStatus grn_set_orientations(grnSolver* s, const float* orientations) {
@@ -444,14 +522,12 @@ grnStatus grn_set_orientations(grnSolver* s, const float* orientations) {
     const float* q = orientations + 4 * i;
     if (!grn_is_orientation(q[0], q[1], q[2], q[3])) return grnERR_ARG;
   }
-  size_t bytes = 4 * (size_t)s->n * sizeof(float);
-  return bytes ? s->ops->write(s, grn_solver_array("orient"), 0, orientations, bytes) : grnOK;
+  return write_grains(s, "orient", orientations);
 }
 
 grnStatus grn_get_orientations(const grnSolver* s, float* orientations) {
   if (!s || (!orientations && s->n)) return grnERR_ARG;
-  size_t bytes = 4 * (size_t)s->n * sizeof(float);
-  return bytes ? s->ops->read(s, grn_solver_array("orient"), 0, orientations, bytes) : grnOK;
+  return read_grains(s, "orient", orientations);
 }
 
 grnStatus grn_set_radii(grnSolver* s, const float* radii) {
@@ -459,13 +535,20 @@ grnStatus grn_set_radii(grnSolver* s, const float* radii) {
   for (int i = 0; i < s->n; i++) {
     if (!(radii[i] > 0 && radii[i] <= s->params.radius)) return grnERR_ARG;
   }
-  return write_radii(s, s->n, radii);
+  int* uid;
+  grnStatus st = read_order(s, &uid);
+  if (st != grnOK || !uid) return st == grnOK ? write_radii(s, s->n, radii) : st;
+  float* own = (float*)malloc((size_t)s->n * sizeof(float));
+  if (own) to_solver_order(uid, s->n, sizeof(float), radii, own);
+  st = own ? write_radii(s, s->n, own) : grnERR_MEMORY;
+  free(own);
+  free(uid);
+  return st;
 }
 
 grnStatus grn_get_radii(const grnSolver* s, float* radii) {
   if (!s || (!radii && s->n)) return grnERR_ARG;
-  size_t bytes = (size_t)s->n * sizeof(float);
-  return bytes ? s->ops->read(s, grn_solver_array("rad"), 0, radii, bytes) : grnOK;
+  return read_grains(s, "rad", radii);
 }
 
 size_t grn_contact_state_bytes(int capacity) {
@@ -501,27 +584,48 @@ grnStatus grn_get_contacts(const grnSolver* s, void* buf) {
   if (!s || !buf) return grnERR_ARG;
   const int cap = s->params.capacity, n = s->n;
   char* b = (char*)buf;
+  // in the solver's own order, each count and slot row is read through own and put in the caller's
+  int* uid;
+  grnStatus st = read_order(s, &uid);
+  if (st != grnOK) return st;
+  char* own = NULL;
+  if (uid) {
+    own = (char*)malloc(grn_contact_array_bytes(grnCONTACT_pair_lin, cap) / GRN_MAX_PAIRS);
+    if (!own) st = grnERR_MEMORY;
+  }
   int* count[2] = {(int*)(b + grn_contact_offset(grnCONTACT_npair, cap)),
                    (int*)(b + grn_contact_offset(grnCONTACT_nshape, cap))};
-  for (int u = 0; u < 2; u++) {
+  for (int u = 0; u < 2 && st == grnOK; u++) {
     const int a = u == 0 ? grnCONTACT_npair : grnCONTACT_nshape;
-    grnStatus st = n ? s->ops->read(s, grn_contact_arrays + a, 0, count[u], (size_t)n * sizeof(int))
-                     : grnOK;
-    if (st != grnOK) return st;
+    const size_t bytes = (size_t)n * sizeof(int);
+    st = n ? s->ops->read(s, grn_contact_arrays + a, 0, uid ? (void*)own : count[u], bytes) : grnOK;
+    if (st == grnOK && uid) to_caller_order(uid, n, sizeof(int), own, count[u]);
     memset(count[u] + n, 0, (size_t)(cap - n) * sizeof(int));
   }
   int rows_used[2];
   used_rows(count[0], count[1], n, rows_used);
-  for (int a = 0; a < grnNCONTACT_ARRAYS; a++) {
+  for (int a = 0; a < grnNCONTACT_ARRAYS && st == grnOK; a++) {
     const grnArrayDesc* desc = grn_contact_arrays + a;
     const int slots = grn_unit_slots(desc->unit);
     if (slots == 1) continue;  // the counts, read above
     const int u = slot_count(desc), rows = rows_used[u];
-    const size_t words = desc->size * desc->width / sizeof(uint32_t);  // 4-byte ints and floats
+    const size_t per = desc->size * desc->width, words = per / sizeof(uint32_t);  // 4-byte numbers
     const size_t row = row_bytes(desc, cap);
     char* v = b + grn_contact_offset(a, cap);
-    grnStatus st = rows ? s->ops->read(s, desc, 0, v, rows * row) : grnOK;
-    if (st != grnOK) return st;
+    if (!uid) {
+      st = rows ? s->ops->read(s, desc, 0, v, rows * row) : grnOK;
+    } else {
+      for (int k = 0; k < rows && st == grnOK; k++) {
+        st = s->ops->read(s, desc, k * row, own, (size_t)n * per);
+        // partners by the caller's index (the slots past a grain's count hold no grain)
+        int* partner = (int*)own;
+        for (int i = 0; a == grnCONTACT_pair && i < n; i++) {
+          if (k < count[u][uid[i]]) partner[i] = uid[partner[i]];
+        }
+        if (st == grnOK) to_caller_order(uid, n, per, own, v + k * row);
+      }
+    }
+    if (st != grnOK) break;
     memset(v + rows * row, 0, (size_t)(slots - rows) * row);
     for (int k = 0; k < rows; k++) {
       uint32_t* w32 = (uint32_t*)(v + k * row);
@@ -531,7 +635,9 @@ grnStatus grn_get_contacts(const grnSolver* s, void* buf) {
       }
     }
   }
-  return grnOK;
+  free(own);
+  free(uid);
+  return st;
 }
 
 // 1 if the k partners of grain i are in increasing order (ordered) or all different (not)
@@ -614,6 +720,40 @@ grnStatus grn_check_contacts(const grnSolver* s, const void* buf, char* msg, int
   return check_contacts(s, buf, msg, size, rows_used);
 }
 
+// grn_set_contacts into a solver with its own order of the grains (uid, freed here): each count
+// and slot row of the n grains in use put in that order through one row of host memory, the
+// partners renumbered; the counts of the grains past them stay zero
+static grnStatus set_contacts_in_order(grnSolver* s, const void* buf, const int rows_used[2],
+                                       int* uid) {
+  const int cap = s->params.capacity, n = s->n;
+  const char* b = (const char*)buf;
+  const int* count[2] = {(const int*)contact_array(b, grnCONTACT_npair, cap),
+                         (const int*)contact_array(b, grnCONTACT_nshape, cap)};
+  int* rank = (int*)malloc((size_t)n * sizeof(int));
+  char* own = (char*)malloc(grn_contact_array_bytes(grnCONTACT_pair_lin, cap) / GRN_MAX_PAIRS);
+  grnStatus st = rank && own ? grnOK : grnERR_MEMORY;
+  for (int i = 0; st == grnOK && i < n; i++) rank[uid[i]] = i;
+  for (int a = 0; a < grnNCONTACT_ARRAYS && st == grnOK; a++) {
+    const grnArrayDesc* desc = grn_contact_arrays + a;
+    const int slots = grn_unit_slots(desc->unit);
+    const int rows = slots == 1 ? 1 : rows_used[slot_count(desc)];
+    const size_t per = desc->size * desc->width, row = row_bytes(desc, cap);
+    const char* v = (const char*)contact_array(b, a, cap);
+    for (int k = 0; k < rows && st == grnOK; k++) {
+      to_solver_order(uid, n, per, v + k * row, own);
+      int* partner = (int*)own;
+      for (int i = 0; a == grnCONTACT_pair && i < n; i++) {
+        if (k < count[0][uid[i]]) partner[i] = rank[partner[i]];
+      }
+      st = s->ops->write(s, desc, k * row, own, (size_t)n * per);
+    }
+  }
+  free(own);
+  free(rank);
+  free(uid);
+  return st;
+}
+
 // the counts whole, and of each slot array the rows in use only: the slots past a grain's count
 // are never read (the solver itself leaves there what earlier substeps put), and the state read
 // back zeroes them (grn_get_contacts)
@@ -621,11 +761,15 @@ grnStatus grn_set_contacts(grnSolver* s, const void* buf) {
   int rows_used[2];
   if (check_contacts(s, buf, NULL, 0, rows_used) != grnOK) return grnERR_ARG;
   const int cap = s->params.capacity;
+  int* uid;
+  grnStatus st = read_order(s, &uid);
+  if (st != grnOK) return st;
+  if (uid) return set_contacts_in_order(s, buf, rows_used, uid);
   for (int a = 0; a < grnNCONTACT_ARRAYS; a++) {
     const grnArrayDesc* desc = grn_contact_arrays + a;
     const size_t bytes = grn_unit_slots(desc->unit) == 1 ? grn_contact_array_bytes(a, cap) :
         rows_used[slot_count(desc)] * row_bytes(desc, cap);
-    grnStatus st = bytes ? s->ops->write(s, desc, 0, contact_array(buf, a, cap), bytes) : grnOK;
+    st = bytes ? s->ops->write(s, desc, 0, contact_array(buf, a, cap), bytes) : grnOK;
     if (st != grnOK) return st;
   }
   return grnOK;
@@ -794,14 +938,16 @@ grnStatus grn_list_pairs(const grnData* d, const grnConsts* consts, int* pairs, 
   if (!nb) return grnERR_MEMORY;
   int count = 0;
   grnStatus st = grnOK;
-  for (int i = 0; i < d->n && st == grnOK; i++) {
-    int found = grn_grain_neighbors(d, k, 0, i, nb, 1, kMaxNeighbors);
+  // in the caller's order (grn_uid), which the ordered walk sorts the neighbours by
+  for (int u = 0; u < d->n && st == grnOK; u++) {
+    int found = grn_grain_neighbors(d, k, 0, grn_user_grain(d, u), nb, 1, kMaxNeighbors);
     if (found > kMaxNeighbors) st = grnERR_MEMORY;
     for (int m = 0; m < found && m < kMaxNeighbors; m++) {
-      if (nb[m] <= i) continue;
+      int v = grn_uid(d, nb[m]);
+      if (v <= u) continue;
       if (count < max) {
-        pairs[2 * count] = i;
-        pairs[2 * count + 1] = nb[m];
+        pairs[2 * count] = u;
+        pairs[2 * count + 1] = v;
       }
       count++;
     }

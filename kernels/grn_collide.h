@@ -15,10 +15,17 @@ GRN_HD void grn_compute_cell(const grnData* d, int i, float inv_cell) {
   d->cell[3 * i + 2] = grn_cell_coord(p[2], inv_cell);
 }
 
+// bucket of cell (cx, cy, cz): in z-order with the sorted broadphase (the only one with a sorted
+// list), else hashed
+GRN_HD unsigned grn_cell_bucket(const grnData* d, int cx, int cy, int cz) {
+  return d->sorted ? grn_morton_cell(cx, cy, cz, d->hash_size) :
+                     grn_hash_cell(cx, cy, cz, d->hash_size);
+}
+
 // bucket of grain i's cell
 GRN_HD unsigned grn_grain_bucket(const grnData* d, int i) {
   const int* ci = d->cell + 3 * i;
-  return grn_hash_cell(ci[0], ci[1], ci[2], d->hash_size);
+  return grn_cell_bucket(d, ci[0], ci[1], ci[2]);
 }
 
 // contact distance of grains of radii ri and rj: touching plus the speculative margin (a share of
@@ -39,21 +46,22 @@ GRN_HD int grn_within_reach(const grnConsts* c, grnVec3 xi, float ri, float extr
 
 // grain j, the count-th found, into out[0], out[stride], ... (at most max), as grn_grain_neighbors
 // keeps them
-GRN_HD void grn_keep_neighbor(const grnConsts* c, int j, int count, int* out, size_t stride,
-                              int max) {
+GRN_HD void grn_keep_neighbor(const grnData* d, const grnConsts* c, int j, int count, int* out,
+                              size_t stride, int max) {
+  int uj = grn_uid(d, j);
   if (count < max) {
     // insertion by index, or at the end
     int k = count;
-    while (c->ordered && k > 0 && out[(k - 1) * stride] > j) {
+    while (c->ordered && k > 0 && grn_uid(d, out[(k - 1) * stride]) > uj) {
       out[k * stride] = out[(k - 1) * stride];
       k--;
     }
     out[k * stride] = j;
-  } else if (c->ordered && max > 0 && j < out[(max - 1) * stride]) {
+  } else if (c->ordered && max > 0 && uj < grn_uid(d, out[(max - 1) * stride])) {
     // full: the largest index makes room, so the max smallest are kept whatever the order they
     // come in
     int k = max - 1;
-    while (k > 0 && out[(k - 1) * stride] > j) {
+    while (k > 0 && grn_uid(d, out[(k - 1) * stride]) > uj) {
       out[k * stride] = out[(k - 1) * stride];
       k--;
     }
@@ -81,7 +89,7 @@ GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, float extra
     for (int dy = -1; dy <= 1; dy++) {
       for (int dx = -1; dx <= 1; dx++) {
         int cx = ci[0] + dx, cy = ci[1] + dy, cz = ci[2] + dz;
-        unsigned b = grn_hash_cell(cx, cy, cz, d->hash_size);
+        unsigned b = grn_cell_bucket(d, cx, cy, cz);
         if (c->broadphase == grnBROADPHASE_SORTED) {
           for (int e = d->bucket_start[b]; e < d->bucket_start[b + 1]; e++) {
             const int* cj = d->sorted_cell + 3 * e;
@@ -90,7 +98,7 @@ GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, float extra
             if (j == i || cj[0] != cx || cj[1] != cy || cj[2] != cz) continue;
             if (!grn_within_reach(c, xi, ri, extra, grn_load3(xj), xj[3])) continue;
             if (grn_never_touch(d, c, i, j)) continue;
-            grn_keep_neighbor(c, j, count++, out, stride, max);
+            grn_keep_neighbor(d, c, j, count++, out, stride, max);
           }
         } else {
           for (int j = d->head[b]; j >= 0; j = d->next[j]) {
@@ -100,7 +108,7 @@ GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, float extra
                 grn_never_touch(d, c, i, j)) {
               continue;
             }
-            grn_keep_neighbor(c, j, count++, out, stride, max);
+            grn_keep_neighbor(d, c, j, count++, out, stride, max);
           }
         }
       }
@@ -115,7 +123,8 @@ GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, float extra
 GRN_HD int grn_prev_pair_slot(const grnData* d, const grnConsts* c, int i, int j, int* m) {
   int cap = d->cap, nprev = d->npair_prev[i];
   if (c->ordered) {
-    while (*m < nprev && d->pair_prev[GRN_SLOT(*m, i, cap)] < j) (*m)++;
+    int uj = grn_uid(d, j);
+    while (*m < nprev && grn_uid(d, d->pair_prev[GRN_SLOT(*m, i, cap)]) < uj) (*m)++;
     return *m < nprev && d->pair_prev[GRN_SLOT(*m, i, cap)] == j ? *m : -1;
   }
   for (int k = 0; k < nprev; k++) {
@@ -176,7 +185,8 @@ GRN_HD grnPairFrame grn_pair_frame(const grnData* d, int i, int j) {
   float dist = grn_norm(r), ri = grn_radius(d, i), rj = grn_radius(d, j), sum = ri + rj;
   // coincident centres: +z from the lower index's side, -z from the other's (the two grains of a
   // pair still see opposite normals)
-  f.n = dist > 0 ? grn_scale(r, 1.0f / dist) : grn_v3(0, 0, i < j ? 1.0f : -1.0f);
+  f.n = dist > 0 ? grn_scale(r, 1.0f / dist) :
+                   grn_v3(0, 0, grn_uid(d, i) < grn_uid(d, j) ? 1.0f : -1.0f);
   f.depth = sum - dist;
   f.arm_i = ri * dist / sum;
   f.arm_j = rj * dist / sum;

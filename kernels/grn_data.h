@@ -86,7 +86,9 @@ typedef enum grnArrayUnit_ {
   X(int, bucket_rank, 1, grnUNIT_SORTED_GRAIN, "sorted: the grain's place in its bucket's count") \
   X(int, sorted, 1, grnUNIT_SORTED_GRAIN, "sorted: grain of each entry, bucket by bucket")     \
   X(float, sorted_pos, 4, grnUNIT_SORTED_GRAIN, "sorted: position [m], radius [m] of each entry") \
-  X(int, sorted_cell, 3, grnUNIT_SORTED_GRAIN, "sorted: cell of each entry")
+  X(int, sorted_cell, 3, grnUNIT_SORTED_GRAIN, "sorted: cell of each entry")                \
+  X(int, renumber, 1, grnUNIT_SORTED_GRAIN, "sorted: each grain's index in the list's order")  \
+  X(int, rank, 1, grnUNIT_SORTED_GRAIN, "sorted: the grain at each index of the caller's order")
 
 // rigid clumps of spheres (grn_clump.h): each clump's rigid state and its spheres (consecutive
 // grains), and each sphere's place on its clump; no length without clumps
@@ -108,8 +110,10 @@ typedef enum grnArrayUnit_ {
   X(float, elem_offset, 3, grnUNIT_CLUMP_GRAIN, "the same turned into the world [m]")           \
   X(float, cem, 1, grnUNIT_CEM, "the types' contact fields (grn_cem.h)")
 
-// the grains and the per-substep work arrays
-#define GRN_GRAIN_ARRAYS(X)                                                                    \
+// the grains: what each grain keeps from substep to substep besides its contacts. with the sorted
+// broadphase the solver keeps the grains in the order of its list (grn_sorted.h), and each of
+// these arrays has a twin name_sorted the grains are gathered into
+#define GRN_GRAIN_STATE(X)                                                                     \
   X(float, pos, 3, grnUNIT_GRAIN, "positions [m]")                                             \
   X(float, vel, 3, grnUNIT_GRAIN, "velocities [m/s]")                                          \
   X(float, angvel, 3, grnUNIT_GRAIN, "angular velocities [rad/s]")                             \
@@ -117,6 +121,11 @@ typedef enum grnArrayUnit_ {
   X(float, rad, 1, grnUNIT_GRAIN, "radius [m]")                                                \
   X(float, inv_mass, 1, grnUNIT_GRAIN, "1 / mass [1/kg]")                                      \
   X(float, inv_inertia, 1, grnUNIT_GRAIN, "1 / moment of inertia [1/(kg m^2)]; 0: a clump's")  \
+  X(int, uid, 1, grnUNIT_SORTED_GRAIN, "sorted: the grain's index in the caller's order")
+
+// the grains and the per-substep work arrays
+#define GRN_GRAIN_ARRAYS(X)                                                                    \
+  GRN_GRAIN_STATE(X)                                                                           \
   X(float, vpred, 3, grnUNIT_GRAIN, "velocity after external forces this substep")             \
   X(float, iter, GRN_ITER, grnUNIT_GRAIN, "jacobi iterate, last: grn_iter_v, _b, _w")          \
   X(float, iter_next, GRN_ITER, grnUNIT_GRAIN, "jacobi iterate, next")                         \
@@ -157,6 +166,7 @@ typedef enum grnArrayUnit_ {
 
 #define GRN_DECLARE_ARRAY(type, name, width, unit, what) type* name;
 #define GRN_DECLARE_TWIN(type, name, width, unit, what) type* name; type* name##_prev;
+#define GRN_DECLARE_SORTED(type, name, width, unit, what) type* name##_sorted;
 
 typedef struct grnData_ {
   int n;                      // grains in use
@@ -168,6 +178,7 @@ typedef struct grnData_ {
   GRN_CONTACT_ARRAYS(GRN_DECLARE_TWIN)
   GRN_GRAIN_ARRAYS(GRN_DECLARE_ARRAY)
   GRN_PAIR_ARRAYS(GRN_DECLARE_ARRAY)
+  GRN_GRAIN_STATE(GRN_DECLARE_SORTED)
   int* overflow;              // contacts dropped for lack of slots           (1)
   int* nbr_overflow;          // a neighbour list did not fit                 (1)
   int* nonfinite;             // set when a grain became nan or infinite      (1)
@@ -299,6 +310,13 @@ GRN_HD float grn_inv_inertia(const grnData* d, int i) { return d->inv_inertia[i]
 // 1 when grain i rotates on its own as a sphere (a free grain, a single-sphere clump; a sphere of
 // a clump of several has no inertia of its own): rolling and torsional bounds apply to it
 GRN_HD int grn_rotates_alone(const grnData* d, int i) { return d->inv_inertia[i] > 0; }
+
+// grain i's index in the caller's order, and the grain at index u of that order: the solver's own
+// order differs only with the sorted broadphase (grn_sorted.h). where results depend on an order
+// (a grain's contacts sorted by partner, which grain of a pair solves it, sums over grains), it is
+// the caller's, so they do not depend on the solver's
+GRN_HD int grn_uid(const grnData* d, int i) { return d->uid ? d->uid[i] : i; }
+GRN_HD int grn_user_grain(const grnData* d, int u) { return d->rank ? d->rank[u] : u; }
 
 // the dem law's constants (kernels/dem_material.c derives them from the params)
 typedef struct grnDemLawConsts_ {

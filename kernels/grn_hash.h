@@ -22,4 +22,23 @@ GRN_HD unsigned grn_hash_cell(int cx, int cy, int cz, unsigned table_size) {
   return h % table_size;
 }
 
+// the low 10 bits of v spread to every third bit
+GRN_HD unsigned grn_spread_bits(unsigned v) {
+  v &= 1023u;
+  v = (v | (v << 16)) & 0x030000FFu;
+  v = (v | (v << 8)) & 0x0300F00Fu;
+  v = (v | (v << 4)) & 0x030C30C3u;
+  v = (v | (v << 2)) & 0x09249249u;
+  return v;
+}
+
+// bucket of cell (cx, cy, cz) in z-order (the morton code of the cells' low 10 bits per axis),
+// modulo the table size: buckets in order are cells close in space, so a list sorted by bucket
+// keeps neighbours close in memory (the sorted broadphase, grn_sorted.h)
+GRN_HD unsigned grn_morton_cell(int cx, int cy, int cz, unsigned table_size) {
+  unsigned code = grn_spread_bits((unsigned)cx) | grn_spread_bits((unsigned)cy) << 1 |
+                  grn_spread_bits((unsigned)cz) << 2;
+  return code % table_size;
+}
+
 #endif  // MJGRANULAR_GRN_HASH_H_

@@ -20,6 +20,7 @@
 GRN_HD void grn_link_grain(const grnData* d, const grnConsts* c, int i) {
   int cap = d->cap, count = 0;
   unsigned solved = 0;
+  int ui = grn_uid(d, i);
   for (int k = 0; k < d->npair[i]; k++) {
     size_t slot = GRN_SLOT(k, i, cap);
     int j = d->pair[slot], mirror = -1;
@@ -27,9 +28,9 @@ GRN_HD void grn_link_grain(const grnData* d, const grnConsts* c, int i) {
     for (int m = 0; m < d->npair[j]; m++) {
       int p = d->pair[GRN_SLOT(m, j, cap)];
       if (p == i) mirror = (int)GRN_SLOT(m, j, cap);
-      if (p == i || (c->ordered && p > i)) break;
+      if (p == i || (c->ordered && grn_uid(d, p) > ui)) break;
     }
-    if (j > i || mirror < 0) {
+    if (grn_uid(d, j) > ui || mirror < 0) {
       d->pair_ref[slot] = mirror;
       solved |= 1u << k;
       count++;

@@ -1,6 +1,7 @@
 // the sorted cell list (broadphase, params.broadphase = sorted): the grains sorted into the order
-// of their buckets of the spatial hash (grn_hash.h) by counting sort, each bucket a range of the
-// sorted list. the build, each step over all grains or all buckets:
+// of their buckets (grn_cell_bucket: cells in z-order, so the list runs through space) by
+// counting sort, each bucket a range of the sorted list. the build, each step over all grains or
+// all buckets:
 //
 // 1. the backend: each grain's cell (grn_compute_cell), and its rank among its bucket's grains
 //    from an atomic add to bucket_count (zeroed first; the ranks depend on the threads' race).
@@ -11,9 +12,17 @@
 //    radii and cells copied into the list's order, so the neighbour walk (grn_grain_neighbors)
 //    reads a bucket's grains from contiguous memory.
 //
-// the solver's own arrays stay in the grains' order: the list only orders the walk, which with
-// params.deterministic keeps the smallest partner indices in order, so contacts, sums and results
-// are the same bit for bit as with the hash.
+// the solver then keeps its grains in the list's order, for locality: at the substeps that build
+// the neighbour lists (before the narrowphase, after the swap of the contact state to _prev),
+// 5. grn_sorted_renumber_entry: each grain's index in the list's order into renumber;
+// 6. grn_sorted_gather_entry: every array of GRN_GRAIN_STATE gathered into its twin name_sorted
+//    in that order, and the previous contacts into the current contact arrays (their partners
+//    renumbered); the list becomes the identity;
+// 7. the backend swaps each grain-state array with its twin and the contact arrays with _prev.
+// uid keeps each grain's index in the caller's order and rank the inverse: results depend on
+// that order only (grn_uid), so they are the same bit for bit as the hash's, and the api reads and
+// writes the grains in the caller's order (granular.c). not with clumps, whose spheres stay
+// consecutive.
 #ifndef MJGRANULAR_GRN_SORTED_H_
 #define MJGRANULAR_GRN_SORTED_H_
 
@@ -39,6 +48,49 @@ GRN_HD void grn_sorted_order_bucket(const grnData* d, unsigned b) {
     d->sorted_pos[4 * (size_t)e + 3] = grn_radius(d, j);
     for (int a = 0; a < 3; a++) d->sorted_cell[3 * (size_t)e + a] = d->cell[3 * (size_t)j + a];
   }
+}
+
+// step 5: the grain of list entry e is grain e from now on
+GRN_HD void grn_sorted_renumber_entry(const grnData* d, int e) { d->renumber[d->sorted[e]] = e; }
+
+// step 6: the grain of list entry e gathered into index e: its state into the twins, its previous
+// contacts into the current contact arrays, its place in the caller's order into rank
+GRN_HD void grn_sorted_gather_entry(const grnData* d, int e) {
+  int o = d->sorted[e], cap = d->cap;
+#define GRN_GATHER_STATE(type, name, width, unit, what) \
+  for (int w = 0; w < width; w++) d->name##_sorted[width * (size_t)e + w] = d->name[width * (size_t)o + w];
+  GRN_GRAIN_STATE(GRN_GATHER_STATE)
+#undef GRN_GATHER_STATE
+  int npair = d->npair_prev[o], nshape = d->nshape_prev[o];
+#define GRN_GATHER_CONTACTS(type, name, width, unit, what)                                        \
+  for (int k = 0; k < (unit == grnUNIT_PAIR_SLOT ? npair : unit == grnUNIT_SHAPE_SLOT ? nshape : 1); \
+       k++) {                                                                                     \
+    size_t to = GRN_SLOT(k, e, cap), from = GRN_SLOT(k, o, cap);                                  \
+    for (int w = 0; w < width; w++) d->name[width * to + w] = d->name##_prev[width * from + w];   \
+  }
+  GRN_CONTACT_ARRAYS(GRN_GATHER_CONTACTS)
+#undef GRN_GATHER_CONTACTS
+  for (int k = 0; k < npair; k++) {
+    size_t slot = GRN_SLOT(k, e, cap);
+    d->pair[slot] = d->renumber[d->pair[slot]];
+  }
+  d->rank[d->uid[o]] = e;
+  d->sorted[e] = e;
+  for (int a = 0; a < 3; a++) d->cell[3 * (size_t)e + a] = d->sorted_cell[3 * (size_t)e + a];
+}
+
+// 1 when a solver of consts c keeps its grains in its sorted list's order
+GRN_HD int grn_sorted_keeps_order(const grnConsts* c) {
+  return c->broadphase == grnBROADPHASE_SORTED && !c->clumps;
+}
+
+// step 7: each grain-state array swapped with its twin, the contacts with the previous ones
+static inline void grn_sorted_swap_gathered(grnData* d) {
+#define GRN_SWAP_SORTED(type, name, width, unit, what) \
+  { type* t = d->name; d->name = d->name##_sorted; d->name##_sorted = t; }
+  GRN_GRAIN_STATE(GRN_SWAP_SORTED)
+#undef GRN_SWAP_SORTED
+  grn_swap_contacts(d);
 }
 
 #endif  // MJGRANULAR_GRN_SORTED_H_

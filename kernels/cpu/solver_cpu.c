@@ -158,6 +158,10 @@ static grnStatus cpu_set_grains(grnSolver* s, int n, const float* pos, const flo
   }
   memset(c->d.angvel, 0, bytes);
   for (int i = 0; i < n; i++) grn_reset_orientation(&c->d, i);
+  // a new count comes in the caller's order (granular.c puts the same count in the solver's)
+  if (c->d.uid && n != c->d.n) {
+    for (int i = 0; i < n; i++) c->d.uid[i] = c->d.rank[i] = i;
+  }
   // a new configuration: no contacts to warm start from
   memset(c->d.npair, 0, (size_t)c->d.cap * sizeof(int));
   memset(c->d.nshape, 0, (size_t)c->d.cap * sizeof(int));
@@ -235,6 +239,20 @@ static void cpu_build_sorted(grnData* d, float inv_cell) {
   for (unsigned b = 0; b < d->hash_size; b++) grn_sorted_order_bucket(d, b);
 }
 
+// the grains put in the sorted list's order (grn_sorted.h: the list built, then steps 5 to 7),
+// after the swap of the contacts to the previous ones
+static void cpu_sorted_reorder(grnData* d, const grnConsts* k, int nthread) {
+  #pragma omp parallel num_threads(nthread)
+  {
+    cpu_build_sorted(d, k->inv_list_cell);
+    #pragma omp for schedule(static)
+    for (int e = 0; e < d->n; e++) grn_sorted_renumber_entry(d, e);
+    #pragma omp for schedule(static)
+    for (int e = 0; e < d->n; e++) grn_sorted_gather_entry(d, e);
+  }
+  grn_sorted_swap_gathered(d);
+}
+
 // the broadphase of the params, cells 1 / inv_cell wide (inside a parallel region)
 static void cpu_build_broadphase(grnData* d, const grnConsts* k, float inv_cell) {
   if (k->broadphase == grnBROADPHASE_SORTED) {
@@ -245,7 +263,8 @@ static void cpu_build_broadphase(grnData* d, const grnConsts* k, float inv_cell)
 }
 
 // each body's force and torque from the current shape impulses (and, with counts, its number of
-// contacts) added into out (max_bodies x 6): summed over CPU_SUM_PARTS fixed parts of the grains,
+// contacts) added into out (max_bodies x 6): summed over CPU_SUM_PARTS fixed parts of the grains
+// in the caller's order,
 // the parts then added in order, so the sums are the same run to run and at any thread count;
 // inside a parallel region
 static void cpu_body_sums(const grnSolver* s, grnCpu* c, const grnData* d, double* out,
@@ -259,7 +278,8 @@ static void cpu_body_sums(const grnSolver* s, grnCpu* c, const grnData* d, doubl
     memset(cpart, 0, nb * sizeof(int));
     int lo = (int)((long long)d->n * q / CPU_SUM_PARTS);
     int hi = (int)((long long)d->n * (q + 1) / CPU_SUM_PARTS);
-    for (int i = lo; i < hi; i++) {
+    for (int u = lo; u < hi; u++) {
+      int i = grn_user_grain(d, u);
       for (int k = 0; k < d->nshape[i]; k++) {
         int body = d->shapes[d->sc_shape[GRN_SLOT(k, i, d->cap)]].body;
         if (body < 0) continue;
@@ -439,6 +459,12 @@ static grnStatus cpu_substep(grnSolver* s) {
 
   // last substep's contacts become the warm start
   grn_swap_contacts(d);
+  // the grains into the order of the sorted list, which is then built
+  int built = 0;
+  if (k.lists && grn_sorted_keeps_order(&k)) {
+    cpu_sorted_reorder(d, &k, cpu_threads(c, d->n));
+    built = 1;
+  }
   memset(c->moved2_part, 0, c->nthread * sizeof(float));
   grnStatus pairs = grnOK;
   grnPhaseTable table = grn_phase_table(&k);
@@ -453,7 +479,7 @@ static grnStatus cpu_substep(grnSolver* s) {
       grnPhase phase = table.phase[e];
       switch (phase) {
         case grnPHASE_BROADPHASE:
-          if (k.lists) cpu_build_broadphase(&dl, &k, k.inv_list_cell);
+          if (k.lists && !built) cpu_build_broadphase(&dl, &k, k.inv_list_cell);
           break;
         case grnPHASE_NUMBER:
           #pragma omp single

@@ -27,6 +27,15 @@ cudaError_t grn_cuda_reset_orientations(const grnData* d, int n, cudaStream_t st
 cudaError_t grn_cuda_broadphase(const grnData* d, const grnConsts* c, float inv_cell, void* scan,
                                 size_t scan_bytes, cudaStream_t stream);
 
+// the grains of d put in the order of its sorted list, built with the lists' cells (grn_sorted.h
+// steps 1 to 7, after the swap of the contacts to the previous ones); swaps d's pointers
+cudaError_t grn_cuda_sorted_reorder(grnData* d, const grnConsts* c, void* scan, size_t scan_bytes,
+                                    cudaStream_t stream);
+
+// the first n grains of d in the caller's order (a new grain count; nothing without the sorted
+// broadphase)
+cudaError_t grn_cuda_caller_order(const grnData* d, int n, cudaStream_t stream);
+
 // bytes of scan workspace for an exclusive sum of items ints
 size_t grn_cuda_scan_bytes(int items);
 

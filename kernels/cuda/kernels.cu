@@ -55,6 +55,23 @@ __global__ void grn_k_sorted_order(grnData d) {
   if (b < d.hash_size) grn_sorted_order_bucket(&d, b);
 }
 
+// the sorted list's order kept by the solver (grn_sorted.h steps 5 and 6)
+__global__ void grn_k_sorted_renumber(grnData d) {
+  int e = grn_thread_index();
+  if (e < d.n) grn_sorted_renumber_entry(&d, e);
+}
+
+__global__ void grn_k_sorted_gather(grnData d) {
+  int e = grn_thread_index();
+  if (e < d.n) grn_sorted_gather_entry(&d, e);
+}
+
+// grains in the caller's order
+__global__ void grn_k_caller_order(grnData d, int n) {
+  int i = grn_thread_index();
+  if (i < n) d.uid[i] = d.rank[i] = i;
+}
+
 __global__ void grn_k_reset_orientations(grnData d, int n) {
   int i = grn_thread_index();
   if (i < n) grn_reset_orientation(&d, i);
@@ -119,9 +136,10 @@ __device__ __forceinline__ void grn_block_sum6(double (*red)[GRN_CUDA_BLOCK], co
   }
 }
 
-// per-block wrench partials. thread t of block b takes grains t + b B, t + b B + G B, ... in order
-// (B threads, G blocks) and sums in double, as the cpu does per thread; bodies that no grain of
-// the block touches (by a 64-bit mask of body mod 64) are written as zeros without a pass
+// per-block wrench partials. thread t of block b takes grains t + b B, t + b B + G B, ... of the
+// caller's order (B threads, G blocks) and sums in double, as the cpu does per thread; bodies that
+// no grain of the block touches (by a 64-bit mask of body mod 64) are written as zeros without a
+// pass
 __global__ void __launch_bounds__(GRN_CUDA_BLOCK)
 grn_k_wrench_partial(grnData d, grnConsts c, int nbody, double* part) {
   __shared__ double red[6][GRN_CUDA_BLOCK];
@@ -130,7 +148,8 @@ grn_k_wrench_partial(grnData d, grnConsts c, int nbody, double* part) {
 
   // bodies this block's grains touch
   unsigned long long mask = 0;
-  for (int i = first; i < d.n; i += stride) {
+  for (int u = first; u < d.n; u += stride) {
+    int i = grn_user_grain(&d, u);
     for (int k = 0; k < d.nshape[i]; k++) {
       int body = d.shapes[d.sc_shape[GRN_SLOT(k, i, d.cap)]].body;
       if (body >= 0) mask |= 1ull << (body & 63);
@@ -150,7 +169,8 @@ grn_k_wrench_partial(grnData d, grnConsts c, int nbody, double* part) {
       continue;
     }
     double w[6] = {0, 0, 0, 0, 0, 0};
-    for (int i = first; i < d.n; i += stride) {
+    for (int u = first; u < d.n; u += stride) {
+      int i = grn_user_grain(&d, u);
       for (int k = 0; k < d.nshape[i]; k++) {
         if (d.shapes[d.sc_shape[GRN_SLOT(k, i, d.cap)]].body != b) continue;
         grnVec3 f, q;
@@ -283,6 +303,24 @@ static cudaError_t grn_cuda_build_sorted(const grnData* d, float inv_cell, void*
   if (err != cudaSuccess) return err;
   if (d->n > 0) grn_k_sorted_scatter<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d);
   grn_k_sorted_order<<<grn_blocks(d->hash_size), GRN_CUDA_BLOCK, 0, stream>>>(*d);
+  return cudaGetLastError();
+}
+
+cudaError_t grn_cuda_sorted_reorder(grnData* d, const grnConsts* c, void* scan, size_t scan_bytes,
+                                    cudaStream_t stream) {
+  cudaError_t err = grn_cuda_build_sorted(d, c->inv_list_cell, scan, scan_bytes, stream);
+  if (err != cudaSuccess || d->n == 0) return err;
+  grn_k_sorted_renumber<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d);
+  grn_k_sorted_gather<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d);
+  err = cudaGetLastError();
+  // the launches took the arrays as they were; the swap is of the host's pointers
+  if (err == cudaSuccess) grn_sorted_swap_gathered(d);
+  return err;
+}
+
+cudaError_t grn_cuda_caller_order(const grnData* d, int n, cudaStream_t stream) {
+  if (n <= 0 || !d->uid) return cudaSuccess;
+  grn_k_caller_order<<<grn_blocks(n), GRN_CUDA_BLOCK, 0, stream>>>(*d, n);
   return cudaGetLastError();
 }
 

@@ -10,6 +10,7 @@
 
 #include "../grn_collide.h"
 #include "../grn_solver.h"
+#include "../grn_sorted.h"
 #include "grn_cuda.h"
 
 typedef struct grnCuda_ {
@@ -355,6 +356,8 @@ static grnStatus cuda_set_grains(grnSolver* s, int n, const float* pos, const fl
   }
   if (n > 0) GRN_CUDA_TRY(cudaMemsetAsync(g->d.angvel, 0, bytes, g->stream));
   GRN_CUDA_TRY(grn_cuda_reset_orientations(&g->d, n, g->stream));
+  // a new count comes in the caller's order (granular.c puts the same count in the solver's)
+  if (n != g->d.n) GRN_CUDA_TRY(grn_cuda_caller_order(&g->d, n, g->stream));
   // a new configuration: no contacts to warm start from
   GRN_CUDA_TRY(cudaMemsetAsync(g->d.npair, 0, (size_t)g->d.cap * sizeof(int), g->stream));
   GRN_CUDA_TRY(cudaMemsetAsync(g->d.nshape, 0, (size_t)g->d.cap * sizeof(int), g->stream));
@@ -482,6 +485,12 @@ static grnStatus cuda_substep(grnSolver* s) {
 
   // last substep's contacts become the warm start
   grn_swap_contacts(d);
+  // the grains into the order of the sorted list, which is then built
+  int built = 0;
+  if (kc.lists && grn_sorted_keeps_order(&kc)) {
+    GRN_CUDA_TRY(grn_cuda_sorted_reorder(d, &kc, g->scan, g->scan_bytes, stream));
+    built = 1;
+  }
 
   // the model's phases in order (grn_phases.h), one launch each
   grnPhaseTable table = grn_phase_table(&kc);
@@ -491,7 +500,7 @@ static grnStatus cuda_substep(grnSolver* s) {
     grnPhase phase = table.phase[e];
     switch (phase) {
       case grnPHASE_BROADPHASE:
-        if (kc.lists) {
+        if (kc.lists && !built) {
           GRN_CUDA_TRY(grn_cuda_broadphase(d, &kc, kc.inv_list_cell, g->scan, g->scan_bytes,
                                            stream));
         }
@@ -552,8 +561,9 @@ static grnStatus cuda_find_pairs(grnSolver* s, int* pairs, int max, int* npairs)
   GRN_CUDA_ON_DEVICE(g);
   GRN_CUDA_TRY(grn_cuda_broadphase(d, k, k->inv_cell, g->scan, g->scan_bytes, g->stream));
 
-  // host copies of what the neighbour walk reads: positions, radii, which clump each grain is a
-  // sphere of and its clump's first sphere and type (grn_never_touch), the broadphase's arrays
+  // host copies of what the neighbour walk reads: positions, radii, the caller's index of each
+  // grain, which clump each grain is a sphere of and its clump's first sphere and type
+  // (grn_never_touch), the broadphase's arrays
   grnData h;
   memset(&h, 0, sizeof(h));
   h.n = n;
@@ -567,6 +577,7 @@ static grnStatus cuda_find_pairs(grnSolver* s, int* pairs, int max, int* npairs)
   struct { void** host; const void* device; size_t bytes; } copy[] = {
     {(void**)&h.pos, d->pos, 3 * (size_t)n * sizeof(float)},
     {(void**)&h.rad, d->rad, (size_t)n * sizeof(float)},
+    {(void**)&h.uid, d->uid, d->uid ? (size_t)n * sizeof(int) : 0},
     {(void**)&h.elem_clump, d->elem_clump, ng * sizeof(int)},
     {(void**)&h.clump_first, d->clump_first, nc * sizeof(int)},
     {(void**)&h.clump_type, d->clump_type, nc * sizeof(int)},

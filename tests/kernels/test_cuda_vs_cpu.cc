@@ -326,6 +326,24 @@ TEST(CudaVsCpu, PourIsBitwiseTheCpusBothModels) {
   }
 }
 
+// the same with the sorted broadphase, whose solvers keep their grains in their lists' order
+// (grn_sorted.h): the gpu's gather kernels and its wrench sums over the caller's order give the
+// cpu's pour byte for byte
+TEST(CudaVsCpu, SortedPourInTheSolversOwnOrderIsBitwiseTheCpus) {
+  SKIP_WITHOUT_CUDA();
+  const int n = 100000, nsub = 100;
+  for (int model : {grnMODEL_PJ, grnMODEL_DEM}) {
+    const std::string what = model == grnMODEL_PJ ? "pj sorted pour" : "dem sorted pour";
+    Scene sc = Pour(n, model, 23);
+    sc.params.broadphase = grnBROADPHASE_SORTED;
+    Outcome cpu = RunScene(sc, grnBACKEND_CPU, nsub);
+    Outcome gpu = RunScene(sc, grnBACKEND_CUDA, nsub);
+    ExpectBitwise(cpu, gpu, n, what);
+    EXPECT_GT(GrainsInContact(cpu, n), n / 10) << what;
+    EXPECT_NE(cpu.wrench[2], 0.0) << what << ": the sphere touches grains";
+  }
+}
+
 // the cpu half of the claim above: in ordered mode without mobile bodies the grains do not
 // depend on how the cpu splits them over threads (the gpu splits them another way again)
 TEST(CudaVsCpuCpuOnly, OrderedPourDoesNotDependOnTheThreadCount) {

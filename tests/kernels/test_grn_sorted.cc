@@ -4,7 +4,8 @@
 // where the grains are;
 // and a whole simulation must equal the hash broadphase's bit for bit in deterministic mode,
 // since each grain's contacts are its smallest partners in index order whatever order the walk
-// meets them in.
+// meets them in, and every order that results depend on is the caller's, whatever order the
+// sorted solver keeps its grains in.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -16,6 +17,7 @@
 
 #include "granular.h"
 #include "grn_data.h"  // GRN_MAX_NEIGHBORS
+#include "grn_solver.h"  // the solver's own order of its grains
 #include "grn_test_util.h"
 
 namespace {
@@ -166,18 +168,55 @@ TEST(GrnSorted, NoGrainAndOneGrain) {
 }
 
 // a run's whole outcome: grains, contact state, the body's wrench over the last substep, and the
-// magnitude of its force summed over all substeps [N]
+// magnitude of its force summed over all substeps [N]; the radii, the pairs grn_find_pairs gives
+// at the end and the solver's own order of its grains (the caller's index of each)
 struct Outcome {
   Grains grains;
   std::vector<char> contacts;
   std::vector<double> wrench;
   double force = 0;
+  std::vector<float> rad;
+  std::vector<Pair> pairs;
+  std::vector<int> order;
+  float margin = 0;  // the solver's speculative margin (grnConsts), which the pairs are within
 };
+
+// the caller's index of each of the solver's grains, in the solver's order (identity where it
+// keeps the caller's)
+std::vector<int> SolverOrder(const grnSolver* s) {
+  std::vector<int> uid(grn_count(s));
+  for (int i = 0; i < grn_count(s); i++) uid[i] = i;
+  if (s->params.broadphase == grnBROADPHASE_SORTED && !uid.empty()) {
+    EXPECT_EQ(s->ops->read(s, grn_solver_array("uid"), 0, uid.data(), uid.size() * sizeof(int)),
+              grnOK);
+  }
+  return uid;
+}
+
+// a solver's grains, radii and contact state put into a new solver of params p
+SolverPtr Restore(const grnSolver* from, grnParams p, const std::vector<grnShape>& shapes) {
+  Grains g = Read(from);
+  int n = grn_count(from);
+  std::vector<float> rad(n);
+  std::vector<char> contacts(grn_contact_state_bytes(p.capacity));
+  EXPECT_EQ(grn_get_radii(from, rad.data()), grnOK);
+  EXPECT_EQ(grn_get_contacts(from, contacts.data()), grnOK);
+  SolverPtr s = MakeSolver(p);
+  EXPECT_TRUE(s);
+  if (!s) return s;
+  EXPECT_EQ(grn_set_shapes(s.get(), (int)shapes.size(), shapes.data()), grnOK);
+  grn_test::Write(s.get(), g);
+  EXPECT_EQ(grn_set_radii(s.get(), rad.data()), grnOK);
+  EXPECT_EQ(grn_set_contacts(s.get(), contacts.data()), grnOK);
+  return s;
+}
 
 // a mixed-radius bed ([R / 2, R], shuffled lattice order) with random velocities falls into a
 // container while a sphere on body 0 ploughs through it; nsub substeps of the model with the
-// given broadphase, deterministic
-Outcome Run(int model, int one_loop, int broadphase, int nsub) {
+// given broadphase, deterministic; from substep `restore` on (-1: never) in a new solver with
+// broadphase `then`, given the first's state as the api reads it
+Outcome Run(int model, int one_loop, int broadphase, int nsub, int restore = -1,
+            int then = grnBROADPHASE_HASH) {
   grnParams p;
   grn_default_params(&p);
   const int n = 2000;
@@ -218,6 +257,12 @@ Outcome Run(int model, int one_loop, int broadphase, int nsub) {
   // the ball moves on from the pose set each advance, so advance one substep at a time
   out.wrench.resize(6);
   for (int k = 0; k < nsub; k++) {
+    if (k == restore) {
+      grnParams q = p;
+      q.broadphase = then;
+      s = Restore(s.get(), q, shapes);
+      if (!s) return out;
+    }
     shapes.back().pos[0] = shapes.back().com[0] = -0.03f + k * p.dt * ball.linvel[0];
     EXPECT_EQ(grn_set_shapes(s.get(), (int)shapes.size(), shapes.data()), grnOK);
     EXPECT_EQ(grn_advance(s.get(), 1), grnOK);
@@ -228,6 +273,11 @@ Outcome Run(int model, int one_loop, int broadphase, int nsub) {
   out.grains = Read(s.get());
   out.contacts.resize(grn_contact_state_bytes(p.capacity));
   EXPECT_EQ(grn_get_contacts(s.get(), out.contacts.data()), grnOK);
+  out.rad.resize(rad.size());
+  EXPECT_EQ(grn_get_radii(s.get(), out.rad.data()), grnOK);
+  out.pairs = FoundPairs(s.get());
+  out.order = SolverOrder(s.get());
+  out.margin = s->consts.margin;
   return out;
 }
 
@@ -237,9 +287,8 @@ bool Bitwise(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
-void ExpectSameRun(int model, int one_loop, int nsub) {
-  Outcome hash = Run(model, one_loop, grnBROADPHASE_HASH, nsub);
-  Outcome sorted = Run(model, one_loop, grnBROADPHASE_SORTED, nsub);
+// two outcomes equal bit for bit
+void ExpectSameOutcome(const Outcome& hash, const Outcome& sorted) {
   ASSERT_FALSE(hash.grains.pos.empty());
   EXPECT_TRUE(Bitwise(hash.grains.pos, sorted.grains.pos)) << "positions";
   EXPECT_TRUE(Bitwise(hash.grains.vel, sorted.grains.vel)) << "velocities";
@@ -247,9 +296,48 @@ void ExpectSameRun(int model, int one_loop, int nsub) {
   EXPECT_TRUE(Bitwise(hash.contacts, sorted.contacts)) << "contact state";
   EXPECT_TRUE(Bitwise(hash.wrench, sorted.wrench)) << "the ball's wrench";
   EXPECT_EQ(hash.force, sorted.force) << "the ball's force over the run";
-  // not a trivial run: the ball meets grains, and the grains spin
+  EXPECT_TRUE(Bitwise(hash.rad, sorted.rad)) << "radii";
+  EXPECT_TRUE(hash.pairs == sorted.pairs) << "the pairs found at the end";
+}
+
+void ExpectSameRun(int model, int one_loop, int nsub) {
+  Outcome hash = Run(model, one_loop, grnBROADPHASE_HASH, nsub);
+  Outcome sorted = Run(model, one_loop, grnBROADPHASE_SORTED, nsub);
+  ExpectSameOutcome(hash, sorted);
+  // not a trivial run: the ball meets grains, and the grains spin (pbd's do not turn)
   EXPECT_GT(hash.force, 0.0) << "the ball ploughs the bed";
-  EXPECT_GT(grn_test::MaxSpeed(hash.grains.angvel), 1.0) << "grains spin [rad/s]";
+  if (model != grnMODEL_PBD) {
+    EXPECT_GT(grn_test::MaxSpeed(hash.grains.angvel), 1.0) << "grains spin [rad/s]";
+  }
+  // the pairs are those of brute force at the end
+  EXPECT_TRUE(hash.pairs == BrutePairs(hash.grains.pos, hash.rad, hash.margin))
+      << "the pairs found against brute force";
+  // the sorted solver keeps an order of its own: a permutation, far from the caller's
+  std::vector<int> order = sorted.order;
+  int moved = 0;
+  for (size_t i = 0; i < order.size(); i++) moved += order[i] != (int)i;
+  std::sort(order.begin(), order.end());
+  for (size_t i = 0; i < order.size(); i++) ASSERT_EQ(order[i], (int)i) << "not a permutation";
+  EXPECT_GT(moved, (int)order.size() / 2) << "grains in an order of the sorted solver's own";
+  for (size_t i = 0; i < hash.order.size(); i++) ASSERT_EQ(hash.order[i], (int)i);
+}
+
+// the state the api reads from a sorted solver, in the caller's order, goes on bit for bit in a
+// new solver with either broadphase, as the hash's run would have
+void ExpectRestoredRun(int model, int nsub) {
+  Outcome hash = Run(model, 0, grnBROADPHASE_HASH, nsub);
+  for (int then : {grnBROADPHASE_SORTED, grnBROADPHASE_HASH}) {
+    SCOPED_TRACE(then == grnBROADPHASE_HASH ? "restored into the hash" : "into the sorted");
+    ExpectSameOutcome(hash, Run(model, 0, grnBROADPHASE_SORTED, nsub, nsub / 2, then));
+  }
+}
+
+TEST(GrnSorted, ProjectedJacobiStateReadFromItsOwnOrderGoesOnBitForBit) {
+  ExpectRestoredRun(grnMODEL_PJ, 200);
+}
+
+TEST(GrnSorted, DemStateReadFromItsOwnOrderGoesOnBitForBit) {
+  ExpectRestoredRun(grnMODEL_DEM, 400);
 }
 
 TEST(GrnSorted, ProjectedJacobiRunEqualsTheHashBitForBit) {
@@ -258,6 +346,10 @@ TEST(GrnSorted, ProjectedJacobiRunEqualsTheHashBitForBit) {
 
 TEST(GrnSorted, OneLoopRunEqualsTheHashBitForBit) {
   ExpectSameRun(grnMODEL_PJ, 1, 100);
+}
+
+TEST(GrnSorted, PbdRunEqualsTheHashBitForBit) {
+  ExpectSameRun(grnMODEL_PBD, 0, 200);
 }
 
 TEST(GrnSorted, DemRunEqualsTheHashBitForBit) {
