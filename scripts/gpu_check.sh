@@ -339,13 +339,16 @@ step python 300 30 "tests/python with the kit's mujoco wheel" -- python_tests
 # pss of a settled bed (bench_settle's column: settled untimed at a 1 ms substep, then timed at
 # the defaults, 5e-4 s, 10 iterations); 10m only when the budget leaves room for it
 pss() {
-  local n="$1" settle="$2" substeps="$3"
+  local n="$1" settle="$2" substeps="$3" broadphase="${4:-hash}"
   "$kit/bin/bench_settle" hash --backend "$backend" --grains "$n" --factors 2 --settle "$settle" \
-    --substeps "$substeps" --repeat 2
+    --substeps "$substeps" --repeat 2 --broadphase "$broadphase"
 }
 export -f pss
 step pss_100k 60 10 "bench_settle: settled bed, 100k grains" -- pss 100000 0.5 200
 step pss_1m 120 20 "bench_settle: settled bed, 1M grains" -- pss 1000000 0.3 100
+# the sorted broadphase, whose solver keeps its grains in its list's order (the hash's default)
+step pss_1m_sorted 120 20 "bench_settle: settled bed, 1M grains, sorted broadphase" -- \
+  pss 1000000 0.3 100 sorted
 step pss_10m 200 150 "bench_settle: settled bed, 10M grains" -- pss 10000000 0.15 20
 # what a plugin step moves between plugin_state and the device at 1M grains (issue 16: the
 # contact state's download into pageable memory; the two state hashes that replace the upload)
@@ -354,18 +357,18 @@ step transfer_1m 120 40 "bench_state: plugin_state transfers per step, 1M grains
 wanted pss_100k || wanted pss_1m || wanted pss_10m && {
   echo "### Settled bed, PSS ($backend)"
   echo
-  echo "| grains | substeps timed | wall [s] | contacts per grain | PSS |"
-  echo "|---:|---:|---:|---:|---:|"
-  for n in 100k 1m 10m; do
+  echo "| grains | broadphase | substeps timed | wall [s] | contacts per grain | PSS |"
+  echo "|---:|---|---:|---:|---:|---:|"
+  for n in 100k 1m 1m_sorted 10m; do
     f="$logs/pss_$n.log"
     if [ -f "$f" ] && grep -q '"pss"' "$f"; then
       "$py" -c 'import json, sys
 for line in open(sys.argv[1]):
   if line.startswith("{") and "pss" in line:
     r = json.loads(line)
-    print("| %d | %d | %.3f | %.2f | %.3g |" % (r["grains"], r["substeps"], r["wall_s"], r["contacts_per_grain"], r["pss"]))' "$f"
+    print("| %d | %s | %d | %.3f | %.2f | %.3g |" % (r["grains"], r["broadphase"], r["substeps"], r["wall_s"], r["contacts_per_grain"], r["pss"]))' "$f"
     else
-      echo "| $n | | | | not measured (see steps) |"
+      echo "| $n | | | | | not measured (see steps) |"
     fi
   done
   echo

@@ -264,9 +264,8 @@ static void cpu_build_broadphase(grnData* d, const grnConsts* k, float inv_cell)
 
 // each body's force and torque from the current shape impulses (and, with counts, its number of
 // contacts) added into out (max_bodies x 6): summed over CPU_SUM_PARTS fixed parts of the grains
-// in the caller's order,
-// the parts then added in order, so the sums are the same run to run and at any thread count;
-// inside a parallel region
+// in the caller's order, the parts then added in order, so the sums are the same run to run, at
+// any thread count and in any order the solver keeps the grains in; inside a parallel region
 static void cpu_body_sums(const grnSolver* s, grnCpu* c, const grnData* d, double* out,
                           int* counts) {
   int nb = s->params.max_bodies;

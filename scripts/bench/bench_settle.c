@@ -27,7 +27,8 @@
 //   bench_settle hash   --grains N --factors 0.5,1,2,4,8 --substeps S [--repeat R]
 //   bench_settle loops  --grains N --substeps S [--repeat R]
 //   bench_settle skin   --grains N --skins 0,0.25,0.5,1 --substeps S [--repeat R]
-//   common: [--backend cpu|cuda] [--dt S] [--iterations K] [--skin R] [--seed U] [--settle T]
+//   common: [--backend cpu|cuda] [--broadphase hash|sorted] [--dt S] [--iterations K] [--skin R]
+//           [--seed U] [--settle T]
 //   material: [--model pj|dem] [--law hertz|hooke] [--youngs PA] [--poisson NU]
 //             [--restitution E] [--friction MU] [--rolling C] [--torsional C]
 //             (unset: the solver's defaults; rolling and torsional as grnParams'
@@ -59,6 +60,7 @@ typedef struct Options_ {
   int repeat;                 // hash: timings per factor, the fastest kept
   double settle;              // hash, loops, skin: untimed settling time [s]
   grnBackend backend;         // solver backend
+  int broadphase;             // grnBroadphase, -1: the default
   double dt;                  // substep (0: default)
   int iterations;             // projected jacobi iterations (0: default)
   double skin;                // neighbour-list skin [radii] (< 0: default)
@@ -100,6 +102,7 @@ static int parse_list(const char* text, double* out, int* n) {
 static int parse_args(int argc, char** argv, Options* o) {
   memset(o, 0, sizeof(*o));
   o->backend = grnBACKEND_CPU;
+  o->broadphase = -1;
   o->substeps = 100;
   o->repeat = 1;
   o->settle = 0.5;
@@ -147,6 +150,10 @@ static int parse_args(int argc, char** argv, Options* o) {
       if (!strcmp(v, "hertz")) o->law = grnLAW_HERTZ;
       else if (!strcmp(v, "hooke")) o->law = grnLAW_HOOKE;
       else return 0;
+    } else if (!strcmp(a, "--broadphase")) {
+      if (!strcmp(v, "hash")) o->broadphase = grnBROADPHASE_HASH;
+      else if (!strcmp(v, "sorted")) o->broadphase = grnBROADPHASE_SORTED;
+      else return 0;
     } else if (!strcmp(a, "--backend")) {
       if (!strcmp(v, "cpu")) o->backend = grnBACKEND_CPU;
       else if (!strcmp(v, "cuda")) o->backend = grnBACKEND_CUDA;
@@ -175,6 +182,7 @@ static grnParams make_params(const Options* o, int capacity) {
   if (o->dt > 0) p.dt = (float)o->dt;
   if (o->iterations > 0) p.iterations = o->iterations;
   if (o->skin >= 0) p.skin = (float)o->skin;
+  if (o->broadphase >= 0) p.broadphase = o->broadphase;
   if (o->model >= 0) p.model = o->model;
   if (o->law >= 0) p.law = o->law;
   if (o->youngs >= 0) p.youngs = (float)o->youngs;
@@ -236,10 +244,12 @@ static void print_head(const char* mode, const grnSolver* s, int n) {
   printf("{\"mode\": \"%s\", \"backend\": \"%s\", \"threads\": %d, \"grains\": %d, "
          "\"model\": \"%s\", \"dt\": %g, \"iterations\": %d, \"radius\": %g, "
          "\"density\": %g, \"friction\": %g, \"rolling_friction\": %g, "
-         "\"torsional_friction\": %g, \"hash_size\": %d, \"memory_bytes\": %zu",
+         "\"torsional_friction\": %g, \"broadphase\": \"%s\", \"hash_size\": %d, "
+         "\"memory_bytes\": %zu",
          mode, grn_backend_name(grn_backend(s)), omp_get_max_threads(), n,
          p->model == grnMODEL_DEM ? "dem" : "pj", p->dt, p->iterations, p->radius, p->density,
-         p->friction, p->rolling_friction, p->torsional_friction, p->hash_size,
+         p->friction, p->rolling_friction, p->torsional_friction,
+         p->broadphase == grnBROADPHASE_SORTED ? "sorted" : "hash", p->hash_size,
          grn_memory_bytes(s));
   if (p->model == grnMODEL_DEM) print_law(p);
 }
@@ -549,8 +559,8 @@ int main(int argc, char** argv) {
             "       bench_settle loops  --grains N [--substeps S] [--repeat R]\n"
             "       bench_settle skin   --grains N --skins 0,0.25,0.5,1 [--substeps S]\n"
             "                           [--repeat R]\n"
-            "  common: [--backend cpu|cuda] [--dt S] [--iterations K] [--skin R] [--seed U]\n"
-            "          [--settle T]\n"
+            "  common: [--backend cpu|cuda] [--broadphase hash|sorted] [--dt S] [--iterations K]\n"
+            "          [--skin R] [--seed U] [--settle T]\n"
             "  material: [--model pj|dem] [--law hertz|hooke] [--youngs PA] [--poisson NU]\n"
             "            [--restitution E] [--friction MU] [--rolling C] [--torsional C]\n"
             "  threads: OMP_NUM_THREADS; cuda: %s\n",
