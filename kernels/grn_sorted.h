@@ -57,16 +57,20 @@ GRN_HD void grn_sorted_renumber_entry(const grnData* d, int e) { d->renumber[d->
 // contacts into the current contact arrays, its place in the caller's order into rank
 GRN_HD void grn_sorted_gather_entry(const grnData* d, int e) {
   int o = d->sorted[e], cap = d->cap;
-#define GRN_GATHER_STATE(type, name, width, unit, what) \
-  for (int w = 0; w < width; w++) d->name##_sorted[width * (size_t)e + w] = d->name[width * (size_t)o + w];
+#define GRN_GATHER_STATE(type, name, width, unit, what)        \
+  for (int w = 0; w < width; w++) {                             \
+    d->name##_sorted[width * (size_t)e + w] = d->name[width * (size_t)o + w]; \
+  }
   GRN_GRAIN_STATE(GRN_GATHER_STATE)
 #undef GRN_GATHER_STATE
   int npair = d->npair_prev[o], nshape = d->nshape_prev[o];
-#define GRN_GATHER_CONTACTS(type, name, width, unit, what)                                        \
-  for (int k = 0; k < (unit == grnUNIT_PAIR_SLOT ? npair : unit == grnUNIT_SHAPE_SLOT ? nshape : 1); \
-       k++) {                                                                                     \
-    size_t to = GRN_SLOT(k, e, cap), from = GRN_SLOT(k, o, cap);                                  \
-    for (int w = 0; w < width; w++) d->name[width * to + w] = d->name##_prev[width * from + w];   \
+#define GRN_GATHER_CONTACTS(type, name, width, unit, what)                                    \
+  {                                                                                           \
+    int slots = unit == grnUNIT_PAIR_SLOT ? npair : unit == grnUNIT_SHAPE_SLOT ? nshape : 1; \
+    for (int k = 0; k < slots; k++) {                                                         \
+      size_t to = GRN_SLOT(k, e, cap), from = GRN_SLOT(k, o, cap);                            \
+      for (int w = 0; w < width; w++) d->name[width * to + w] = d->name##_prev[width * from + w]; \
+    }                                                                                         \
   }
   GRN_CONTACT_ARRAYS(GRN_GATHER_CONTACTS)
 #undef GRN_GATHER_CONTACTS
