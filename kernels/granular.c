@@ -201,7 +201,7 @@ void grn_default_params(grnParams* p) {
   p->margin = 0.1f;
   p->skin = 0.5f;
   p->hash_size = 0;
-  p->broadphase = grnBROADPHASE_HASH;
+  p->broadphase = grnBROADPHASE_SORTED;
   p->max_shapes = 64;
   p->max_bodies = 0;
   p->deterministic = 1;

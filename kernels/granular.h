@@ -206,7 +206,7 @@ typedef struct grnParams_ {
 double grn_adhesive_area(int model, double overlap, double rmin);
 
 // Fill params with defaults (radius 5 mm, sand density, friction 0.5, dt 5e-4 s, deterministic,
-// the hash broadphase, ...).
+// the sorted broadphase, ...).
 void grn_default_params(grnParams* params);
 
 // Check params; on failure write which field is wrong, and why, into msg (may be NULL).

@@ -15,11 +15,11 @@ GRN_HD void grn_compute_cell(const grnData* d, int i, float inv_cell) {
   d->cell[3 * i + 2] = grn_cell_coord(p[2], inv_cell);
 }
 
-// bucket of cell (cx, cy, cz): in z-order with the sorted broadphase (the only one with a sorted
-// list), else hashed
+// bucket of cell (cx, cy, cz): in row order over the grains' box of cells with the sorted
+// broadphase (the only one with a box, grn_sorted.h), else hashed
 GRN_HD unsigned grn_cell_bucket(const grnData* d, int cx, int cy, int cz) {
-  return d->sorted ? grn_morton_cell(cx, cy, cz, d->hash_size) :
-                     grn_hash_cell(cx, cy, cz, d->hash_size);
+  return d->cell_box ? grn_box_cell(cx, cy, cz, d->cell_box, d->hash_size) :
+                       grn_hash_cell(cx, cy, cz, d->hash_size);
 }
 
 // bucket of grain i's cell

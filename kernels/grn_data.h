@@ -35,6 +35,7 @@ typedef enum grnArrayUnit_ {
   grnUNIT_HASH_GRAIN,         // cap with the hash broadphase, else none
   grnUNIT_BUCKET1,            // hash_size + 1 with the sorted broadphase, else none
   grnUNIT_SORTED_GRAIN,       // cap with the sorted broadphase, else none
+  grnUNIT_SORTED_ONE,         // 1 with the sorted broadphase, else none
   grnUNIT_PAIRING_SLOT,       // GRN_MAX_PAIRS x cap with pairs (grn_solves_pairs), else none
   grnUNIT_PAIRING_GRAIN,      // cap with pairs, else none
   grnUNIT_PAIRING_GRAIN1,     // cap + 1 with pairs, else none
@@ -83,6 +84,7 @@ typedef enum grnArrayUnit_ {
   X(int, next, 1, grnUNIT_HASH_GRAIN, "hash: next grain in the same bucket, -1: end")          \
   X(int, bucket_count, 1, grnUNIT_BUCKET1, "sorted: grains in each bucket; [hash_size]: 0")    \
   X(int, bucket_start, 1, grnUNIT_BUCKET1, "sorted: each bucket's first entry; [hash_size]: n") \
+  X(int, cell_box, 6, grnUNIT_SORTED_ONE, "sorted: the grains' lowest, highest cell (x y z)")  \
   X(int, bucket_rank, 1, grnUNIT_SORTED_GRAIN, "sorted: the grain's place in its bucket's count") \
   X(int, sorted, 1, grnUNIT_SORTED_GRAIN, "sorted: grain of each entry, bucket by bucket")     \
   X(float, sorted_pos, 4, grnUNIT_SORTED_GRAIN, "sorted: position [m], radius [m] of each entry") \
@@ -244,6 +246,7 @@ static inline size_t grn_unit_count(int unit, const grnData* d, int nbody, const
     case grnUNIT_BUCKET1:
       return grn_broadphase_is(p, grnBROADPHASE_SORTED) ? (size_t)d->hash_size + 1 : 0;
     case grnUNIT_SORTED_GRAIN: return grn_broadphase_is(p, grnBROADPHASE_SORTED) ? cap : 0;
+    case grnUNIT_SORTED_ONE: return grn_broadphase_is(p, grnBROADPHASE_SORTED) ? 1 : 0;
     case grnUNIT_PAIRING_SLOT: return p && grn_solves_pairs(p) ? GRN_MAX_PAIRS * cap : 0;
     case grnUNIT_PAIRING_GRAIN: return p && grn_solves_pairs(p) ? cap : 0;
     case grnUNIT_PAIRING_GRAIN1: return p && grn_solves_pairs(p) ? cap + 1 : 0;

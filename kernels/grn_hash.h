@@ -22,23 +22,19 @@ GRN_HD unsigned grn_hash_cell(int cx, int cy, int cz, unsigned table_size) {
   return h % table_size;
 }
 
-// the low 10 bits of v spread to every third bit
-GRN_HD unsigned grn_spread_bits(unsigned v) {
-  v &= 1023u;
-  v = (v | (v << 16)) & 0x030000FFu;
-  v = (v | (v << 8)) & 0x0300F00Fu;
-  v = (v | (v << 4)) & 0x030C30C3u;
-  v = (v | (v << 2)) & 0x09249249u;
-  return v;
-}
-
-// bucket of cell (cx, cy, cz) in z-order (the morton code of the cells' low 10 bits per axis),
-// modulo the table size: buckets in order are cells close in space, so a list sorted by bucket
-// keeps neighbours close in memory (the sorted broadphase, grn_sorted.h)
-GRN_HD unsigned grn_morton_cell(int cx, int cy, int cz, unsigned table_size) {
-  unsigned code = grn_spread_bits((unsigned)cx) | grn_spread_bits((unsigned)cy) << 1 |
-                  grn_spread_bits((unsigned)cz) << 2;
-  return code % table_size;
+// bucket of cell (cx, cy, cz) in row order (x fastest, then y, then z) over the box of cells from
+// (box[0], box[1], box[2]) to (box[3], box[4], box[5]) widened by one cell each way, modulo the
+// table size. with the box of the grains' cells (the sorted broadphase, grn_sorted.h)
+// consecutive buckets are neighbouring cells, so a list sorted by bucket keeps grains near in
+// space near in memory, and no two cells of the box share a bucket while the box has fewer cells
+// than the table; cells outside it still get a bucket (unsigned arithmetic wraps: a far grain
+// costs locality, never correctness)
+GRN_HD unsigned grn_box_cell(int cx, int cy, int cz, const int* box, unsigned table_size) {
+  unsigned nx = (unsigned)box[3] - (unsigned)box[0] + 3u;
+  unsigned ny = (unsigned)box[4] - (unsigned)box[1] + 3u;
+  unsigned x = (unsigned)cx - (unsigned)box[0] + 1u, y = (unsigned)cy - (unsigned)box[1] + 1u;
+  unsigned z = (unsigned)cz - (unsigned)box[2] + 1u;
+  return ((z * ny + y) * nx + x) % table_size;
 }
 
 #endif  // MJGRANULAR_GRN_HASH_H_

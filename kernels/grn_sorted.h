@@ -1,10 +1,13 @@
 // the sorted cell list (broadphase, params.broadphase = sorted): the grains sorted into the order
-// of their buckets (grn_cell_bucket: cells in z-order, so the list runs through space) by
-// counting sort, each bucket a range of the sorted list. the build, each step over all grains or
-// all buckets:
+// of their buckets (grn_cell_bucket: cells in row order over the box of the grains' cells, so the
+// list runs through space) by counting sort, each bucket a range of the sorted list. the build,
+// each step over all grains or all buckets:
 //
-// 1. the backend: each grain's cell (grn_compute_cell), and its rank among its bucket's grains
-//    from an atomic add to bucket_count (zeroed first; the ranks depend on the threads' race).
+// 1. the backend: each grain's cell (grn_compute_cell) and the box of all of them (cell_box,
+//    emptied by grn_sorted_empty_box, widened by grn_sorted_widen_box; the lowest and highest
+//    cells do not depend on the order the grains widen it in); then each grain's rank among its
+//    bucket's grains from an atomic add to bucket_count (zeroed first; the ranks depend on the
+//    threads' race).
 // 2. the backend: bucket_count prefix-summed into bucket_start (exclusive; [hash_size]: n).
 // 3. grn_sorted_scatter_grain: each grain into its bucket's range at its rank.
 // 4. grn_sorted_order_bucket: each bucket's grains put in index order (so the list is the same
@@ -26,7 +29,25 @@
 #ifndef MJGRANULAR_GRN_SORTED_H_
 #define MJGRANULAR_GRN_SORTED_H_
 
+#include <limits.h>
+
 #include "grn_collide.h"
+
+// step 1: a box of no cells (box: lowest x y z, highest x y z)
+GRN_HD void grn_sorted_empty_box(int* box) {
+  for (int a = 0; a < 3; a++) {
+    box[a] = INT_MAX;
+    box[3 + a] = INT_MIN;
+  }
+}
+
+// step 1: box widened to hold cell (x y z)
+GRN_HD void grn_sorted_widen_box(int* box, const int* cell) {
+  for (int a = 0; a < 3; a++) {
+    box[a] = cell[a] < box[a] ? cell[a] : box[a];
+    box[3 + a] = cell[a] > box[3 + a] ? cell[a] : box[3 + a];
+  }
+}
 
 // step 3: grain i into its bucket's range at its rank
 GRN_HD void grn_sorted_scatter_grain(const grnData* d, int i) {

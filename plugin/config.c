@@ -118,7 +118,7 @@ static const mjgAttr kAttr[] = {
   {"seed",       mjgLONG,    "0",     "",      0,    4.5e15,    0, OFF(seed), -1, NULL},
   {"backend",    mjgWORD,    "auto",  "",      0,    0,         0, OFF(backend), -1, kBackends},
   {"device",     mjgINT,     "0",     "",      0,    1023,      0, OFF(device), -1, NULL},
-  {"broadphase", mjgWORD,    "hash",  "",      0,    0,         0, OFF(broadphase), -1,
+  {"broadphase", mjgWORD,    "sorted", "",     0,    0,         0, OFF(broadphase), -1,
    kBroadphases},
   {"bodies",     mjgTEXT,    NULL,    "",      0,    0,         0, 0, OFF(has_bodies), NULL},
   {"sdf_cell",   mjgREAL,    NULL,    "m",     0,    1,         1, OFF(sdf_cell), OFF(has_sdf_cell),

@@ -212,15 +212,30 @@ static void cpu_build_hash(grnData* d, float inv_cell) {
   }
 }
 
-// the sorted broadphase (grn_sorted.h): cells of all grains and their ranks in their buckets,
-// the counts summed into the buckets' starts, the grains scattered and each bucket ordered
-// (inside a parallel region)
+// the sorted broadphase (grn_sorted.h): cells of all grains and their box, their ranks in their
+// buckets, the counts summed into the buckets' starts, the grains scattered and each bucket
+// ordered (inside a parallel region)
 static void cpu_build_sorted(grnData* d, float inv_cell) {
   #pragma omp for schedule(static)
   for (unsigned b = 0; b <= d->hash_size; b++) d->bucket_count[b] = 0;
-  #pragma omp for schedule(static)
+  #pragma omp single
+  grn_sorted_empty_box(d->cell_box);
+  // each thread's box of its grains' cells, then the threads' boxes into the grains'
+  int box[6];
+  grn_sorted_empty_box(box);
+  #pragma omp for schedule(static) nowait
   for (int i = 0; i < d->n; i++) {
     grn_compute_cell(d, i, inv_cell);
+    grn_sorted_widen_box(box, d->cell + 3 * i);
+  }
+  #pragma omp critical(cpu_cell_box)
+  {
+    grn_sorted_widen_box(d->cell_box, box);
+    grn_sorted_widen_box(d->cell_box, box + 3);
+  }
+  #pragma omp barrier
+  #pragma omp for schedule(static)
+  for (int i = 0; i < d->n; i++) {
     d->bucket_rank[i] = __atomic_fetch_add(d->bucket_count + grn_grain_bucket(d, i), 1,
                                            __ATOMIC_RELAXED);
   }

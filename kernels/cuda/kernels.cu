@@ -37,12 +37,37 @@ __global__ void grn_k_hash_insert(grnData d, float inv_cell) {
   }
 }
 
-// the sorted broadphase (grn_sorted.h): cell of grain i and its rank among its bucket's grains
-__global__ void grn_k_sorted_count(grnData d, float inv_cell) {
+// the sorted broadphase (grn_sorted.h): the box of the grains' cells emptied
+__global__ void grn_k_sorted_empty_box(grnData d) { grn_sorted_empty_box(d.cell_box); }
+
+// cell of grain i, and the box widened by its warp's cells (every thread of the warp takes part
+// in the shuffles, those past the grains with an empty box)
+__global__ void grn_k_sorted_cells(grnData d, float inv_cell) {
   int i = grn_thread_index();
-  if (i >= d.n) return;
-  grn_compute_cell(&d, i, inv_cell);
-  d.bucket_rank[i] = atomicAdd(d.bucket_count + grn_grain_bucket(&d, i), 1);
+  int box[6];
+  grn_sorted_empty_box(box);
+  if (i < d.n) {
+    grn_compute_cell(&d, i, inv_cell);
+    grn_sorted_widen_box(box, d.cell + 3 * i);
+  }
+  for (int lane = 16; lane > 0; lane /= 2) {
+    int other[6];
+    for (int a = 0; a < 6; a++) other[a] = __shfl_xor_sync(0xffffffffu, box[a], lane);
+    grn_sorted_widen_box(box, other);
+    grn_sorted_widen_box(box, other + 3);
+  }
+  if ((threadIdx.x & 31) == 0) {
+    for (int a = 0; a < 3; a++) {
+      atomicMin(d.cell_box + a, box[a]);
+      atomicMax(d.cell_box + 3 + a, box[3 + a]);
+    }
+  }
+}
+
+// grain i's rank among its bucket's grains
+__global__ void grn_k_sorted_count(grnData d) {
+  int i = grn_thread_index();
+  if (i < d.n) d.bucket_rank[i] = atomicAdd(d.bucket_count + grn_grain_bucket(&d, i), 1);
 }
 
 __global__ void grn_k_sorted_scatter(grnData d) {
@@ -288,14 +313,18 @@ static cudaError_t grn_cuda_build_hash(const grnData* d, float inv_cell, cudaStr
   return cudaGetLastError();
 }
 
-// the sorted broadphase: ranks counted, the counts summed into the buckets' starts, the grains
-// scattered, each bucket ordered
+// the sorted broadphase: cells and their box, ranks counted, the counts summed into the buckets'
+// starts, the grains scattered, each bucket ordered
 static cudaError_t grn_cuda_build_sorted(const grnData* d, float inv_cell, void* scan,
                                          size_t scan_bytes, cudaStream_t stream) {
   unsigned buckets = d->hash_size + 1;
   cudaError_t err = cudaMemsetAsync(d->bucket_count, 0, buckets * sizeof(int), stream);
   if (err != cudaSuccess) return err;
-  if (d->n > 0) grn_k_sorted_count<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, inv_cell);
+  grn_k_sorted_empty_box<<<1, 1, 0, stream>>>(*d);
+  if (d->n > 0) {
+    grn_k_sorted_cells<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d, inv_cell);
+    grn_k_sorted_count<<<grn_blocks(d->n), GRN_CUDA_BLOCK, 0, stream>>>(*d);
+  }
   err = cudaGetLastError();
   if (err != cudaSuccess) return err;
   err = cub::DeviceScan::ExclusiveSum(scan, scan_bytes, d->bucket_count, d->bucket_start,

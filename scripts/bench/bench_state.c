@@ -13,7 +13,7 @@
 // disturbed).
 //
 //   bench_state [--grains 50000] [--settle 600] [--reps 50] [--steps 10] [--substeps 4]
-//               [--backend cpu|cuda]
+//               [--backend cpu|cuda] [--broadphase hash|sorted]
 //   thread count: OMP_NUM_THREADS
 #define _DEFAULT_SOURCE  // getloadavg, clock_gettime
 #include <omp.h>
@@ -34,14 +34,24 @@ typedef struct Options_ {
   int steps;                  // timed whole steps
   int substeps;               // substeps per step (opt.timestep 2 ms / timestep 5e-4 s: 4)
   grnBackend backend;         // the solver's backend
+  int broadphase;             // grnBroadphase (the sorted list's solver maps every transfer
+                              // between its own grain order and the caller's)
 } Options;
 
 static int parse_args(int argc, char** argv, Options* o) {
-  *o = (Options){50000, 600, 50, 10, 4, grnBACKEND_CPU};
+  grnParams defaults;
+  grn_default_params(&defaults);
+  *o = (Options){50000, 600, 50, 10, 4, grnBACKEND_CPU, defaults.broadphase};
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--backend")) {
       if (!strcmp(argv[i + 1], "cpu")) o->backend = grnBACKEND_CPU;
       else if (!strcmp(argv[i + 1], "cuda")) o->backend = grnBACKEND_CUDA;
+      else return 0;
+      continue;
+    }
+    if (!strcmp(argv[i], "--broadphase")) {
+      if (!strcmp(argv[i + 1], "hash")) o->broadphase = grnBROADPHASE_HASH;
+      else if (!strcmp(argv[i + 1], "sorted")) o->broadphase = grnBROADPHASE_SORTED;
       else return 0;
       continue;
     }
@@ -131,7 +141,8 @@ int main(int argc, char** argv) {
   Options o;
   if (!parse_args(argc, argv, &o)) {
     fprintf(stderr, "usage: bench_state [--grains 50000] [--settle 600] [--reps 50] "
-                    "[--steps 10] [--substeps 4] [--backend cpu|cuda]\n");
+                    "[--steps 10] [--substeps 4] [--backend cpu|cuda]\n"
+                    "                   [--broadphase hash|sorted]\n");
     return 2;
   }
   Bench b;
@@ -142,12 +153,14 @@ int main(int argc, char** argv) {
   grn_default_params(&p);
   p.capacity = b.cap;
   p.max_bodies = NBODY;
+  p.broadphase = o.broadphase;
   int nthread = omp_get_max_threads();
   size_t state_size = mjg_state_size(b.cap, 1, NBODY);
-  printf("mjgranular state upload / download, %s backend: %d grains, %d openmp threads, "
-         "%d substeps per step\nplugin_state block: %zu mjtNums (%.1f MB), of which contact "
-         "state %.1f MB\n", grn_backend_name(o.backend), b.n, nthread, b.substeps, state_size, state_size * 8e-6,
-         mjg_state_contact_size(b.cap, 1) * 8e-6);
+  printf("mjgranular state upload / download, %s backend, %s broadphase: %d grains, %d openmp "
+         "threads, %d substeps per step\nplugin_state block: %zu mjtNums (%.1f MB), of which "
+         "contact state %.1f MB\n", grn_backend_name(o.backend),
+         o.broadphase == grnBROADPHASE_SORTED ? "sorted" : "hash", b.n, nthread, b.substeps,
+         state_size, state_size * 8e-6, mjg_state_contact_size(b.cap, 1) * 8e-6);
   bench_print_load("before", omp_get_num_procs());
 
   // a resting bed, its contacts made by a few steps, in the state

@@ -17,6 +17,7 @@
 
 #include "granular.h"
 #include "grn_data.h"  // GRN_MAX_NEIGHBORS
+#include "grn_hash.h"  // the sorted list's buckets
 #include "grn_solver.h"  // the solver's own order of its grains
 #include "grn_test_util.h"
 
@@ -137,11 +138,33 @@ TEST(GrnSorted, FarGrainsMatchBruteForce) {
   EXPECT_EQ(far_pairs.back(), Pair(n - 3, n - 2));
 }
 
-// the hash stays the default, as measured (scripts/bench/README.md, bench_cpu --broadphase)
-TEST(GrnSorted, HashIsTheDefault) {
+// the sorted list's buckets: every cell of a box widened by one cell each way gets its own bucket
+// when the table has as many as the widened box has cells, in row order (x fastest), whatever
+// side of the origin the box is on
+TEST(GrnSorted, BoxCellsHaveTheirOwnBucketsInRowOrder) {
+  const int boxes[][6] = {
+      {-7, -5, -3, 6, 4, 9}, {0, 0, 0, 0, 0, 0}, {1000, -2000, 5, 1010, -1990, 8}};
+  for (const int* box : boxes) {
+    int n[3];
+    for (int a = 0; a < 3; a++) n[a] = box[3 + a] - box[a] + 3;
+    const unsigned table = (unsigned)(n[0] * n[1] * n[2]);
+    unsigned expect = 0;
+    for (int z = box[2] - 1; z <= box[5] + 1; z++) {
+      for (int y = box[1] - 1; y <= box[4] + 1; y++) {
+        for (int x = box[0] - 1; x <= box[3] + 1; x++) {
+          ASSERT_EQ(grn_box_cell(x, y, z, box, table), expect++) << x << " " << y << " " << z;
+        }
+      }
+    }
+    EXPECT_EQ(expect, table);
+  }
+}
+
+// the sorted list is the default, as measured (scripts/bench/README.md, bench_cpu --broadphase)
+TEST(GrnSorted, SortedIsTheDefault) {
   grnParams p;
   grn_default_params(&p);
-  EXPECT_EQ(p.broadphase, grnBROADPHASE_HASH);
+  EXPECT_EQ(p.broadphase, grnBROADPHASE_SORTED);
 }
 
 // no grains and one grain: no pairs, and substeps run
@@ -191,6 +214,49 @@ std::vector<int> SolverOrder(const grnSolver* s) {
               grnOK);
   }
   return uid;
+}
+
+// share of consecutive grains of `order` (caller's indices) whose cells, w wide, are the same or
+// neighbours
+double NeighbourShare(const std::vector<float>& pos, const std::vector<int>& order, float w) {
+  int near = 0;
+  for (size_t e = 0; e + 1 < order.size(); e++) {
+    bool touching = true;
+    for (int a = 0; a < 3; a++) {
+      float ca = std::rint(pos[3 * order[e] + a] / w);
+      float cb = std::rint(pos[3 * order[e + 1] + a] / w);
+      touching = touching && std::fabs(ca - cb) <= 1;
+    }
+    near += touching;
+  }
+  return order.size() > 1 ? (double)near / (double)(order.size() - 1) : 1.0;
+}
+
+// the sorted solver's own order runs through space: a dense bed about the origin given in random
+// order, once its list is built (one substep, nothing moves), puts nearly all consecutive grains
+// in the same or neighbouring cells (row order over the grains' box: all but the row ends and
+// cells left empty), where the caller's order almost never does
+TEST(GrnSorted, TheSolversOwnOrderKeepsNeighboursTogether) {
+  grnParams p;
+  grn_default_params(&p);
+  const float r = p.radius;
+  const float lo[3] = {-20 * r, -20 * r, -10 * r}, hi[3] = {20 * r, 20 * r, 10 * r};
+  std::vector<float> pos = grn_test::JitteredLattice(3000, lo, hi, 2.05f * r, 0.01f * r, 71);
+  const int n = (int)pos.size() / 3;
+  ASSERT_EQ(n, 3000);
+  p.capacity = n;
+  p.broadphase = grnBROADPHASE_SORTED;
+  p.gravity[2] = 0;
+  SolverPtr s = MakeSolver(p);
+  ASSERT_TRUE(s);
+  ASSERT_EQ(grn_set_grains(s.get(), n, pos.data(), nullptr), grnOK);
+  ASSERT_EQ(grn_advance(s.get(), 1), grnOK);
+  ASSERT_TRUE(Read(s.get()).pos == pos) << "the grains stayed where they were";
+  std::vector<int> caller(n);
+  for (int i = 0; i < n; i++) caller[i] = i;
+  const float w = 1.0f / s->consts.inv_list_cell;
+  EXPECT_GT(NeighbourShare(pos, SolverOrder(s.get()), w), 0.9) << "the solver's order";
+  EXPECT_LT(NeighbourShare(pos, caller, w), 0.1) << "the caller's (random) order";
 }
 
 // a solver's grains, radii and contact state put into a new solver of params p
@@ -356,10 +422,10 @@ TEST(GrnSorted, DemRunEqualsTheHashBitForBit) {
   ExpectSameRun(grnMODEL_DEM, 0, 400);
 }
 
-// a crowd of small grains (R / 4, random velocities) about big ones: more grains within some grains' reach than a
-// neighbour list holds, so those grains walk the broadphase for their contacts (from the sorted
-// list's copies of the positions, made at the same substep's build). 30 pj substeps, both
-// broadphases, bit for bit
+// a crowd of small grains (R / 4, random velocities) about big ones: more grains within some
+// grains' reach than a neighbour list holds, so those grains walk the broadphase for their
+// contacts (from the sorted list's copies of the positions, made at the same substep's build).
+// 30 pj substeps, both broadphases, bit for bit
 TEST(GrnSorted, CrowdedGrainsBeyondTheNeighbourListEqualTheHashBitForBit) {
   grnParams p;
   grn_default_params(&p);

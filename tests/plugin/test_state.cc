@@ -194,9 +194,9 @@ TEST(State, DemReplaysBitForBitWithItsTangentialSprings) {
   EXPECT_FALSE(Bitwise(GetState(m.get(), d.get()), first[9]));
 }
 
-// the sorted broadphase: a restored state goes on bit for bit (the grains' order in the state is
-// the user's; the sorted list is rebuilt from it), and the run is the hash broadphase's, bit for
-// bit, for every contact model
+// the sorted broadphase: a restored state goes on bit for bit (the state holds the grains in the
+// user's order, which the solver maps into its own, the list's), and the run is the hash
+// broadphase's, bit for bit, for every contact model
 TEST(State, SortedBroadphaseReplaysBitForBitAndEqualsTheHash) {
   for (const char* model : {"pj", "dem", "pbd"}) {
     SCOPED_TRACE(model);
