@@ -307,7 +307,9 @@ int GrainsInContact(const Outcome& o, int cap) {
 
 // ordered mode without mobile bodies: every grain's result is a function of the grains and shapes
 // alone, computed by the same functions in the same order on both backends, so the pour must
-// come out byte for byte the same (positions, velocities, spins and the contact state)
+// come out byte for byte the same (positions, velocities, spins and the contact state). with the
+// default sorted broadphase the solvers keep their grains in their lists' order (grn_sorted.h):
+// this also checks the gpu's gather kernels and its wrench sums over the caller's order
 TEST(CudaVsCpu, PourIsBitwiseTheCpusBothModels) {
   SKIP_WITHOUT_CUDA();
   const int n = 300000, nsub = 200;
@@ -326,16 +328,15 @@ TEST(CudaVsCpu, PourIsBitwiseTheCpusBothModels) {
   }
 }
 
-// the same with the sorted broadphase, whose solvers keep their grains in their lists' order
-// (grn_sorted.h): the gpu's gather kernels and its wrench sums over the caller's order give the
-// cpu's pour byte for byte
-TEST(CudaVsCpu, SortedPourInTheSolversOwnOrderIsBitwiseTheCpus) {
+// the same with the hash broadphase (its buckets linked lists the gpu's threads push grains onto
+// by compare-and-swap; the solvers keep the caller's order)
+TEST(CudaVsCpu, HashPourIsBitwiseTheCpus) {
   SKIP_WITHOUT_CUDA();
   const int n = 100000, nsub = 100;
   for (int model : {grnMODEL_PJ, grnMODEL_DEM}) {
-    const std::string what = model == grnMODEL_PJ ? "pj sorted pour" : "dem sorted pour";
+    const std::string what = model == grnMODEL_PJ ? "pj hash pour" : "dem hash pour";
     Scene sc = Pour(n, model, 23);
-    sc.params.broadphase = grnBROADPHASE_SORTED;
+    sc.params.broadphase = grnBROADPHASE_HASH;
     Outcome cpu = RunScene(sc, grnBACKEND_CPU, nsub);
     Outcome gpu = RunScene(sc, grnBACKEND_CUDA, nsub);
     ExpectBitwise(cpu, gpu, n, what);
