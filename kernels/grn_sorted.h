@@ -4,10 +4,10 @@
 // each step over all grains or all buckets:
 //
 // 1. the backend: each grain's cell (grn_compute_cell) and the box of all of them (cell_box,
-//    emptied by grn_sorted_empty_box, widened by grn_sorted_widen_box; the lowest and highest
-//    cells do not depend on the order the grains widen it in); then each grain's rank among its
-//    bucket's grains from an atomic add to bucket_count (zeroed first; the ranks depend on the
-//    threads' race).
+//    emptied by grn_sorted_empty_box, widened by grn_sorted_widen_box, the threads' boxes joined
+//    by grn_sorted_merge_box; the lowest and highest cells do not depend on the order); then each
+//    grain's rank among its bucket's grains from an atomic add to bucket_count (zeroed first; the
+//    ranks depend on the threads' race).
 // 2. the backend: bucket_count prefix-summed into bucket_start (exclusive; [hash_size]: n).
 // 3. grn_sorted_scatter_grain: each grain into its bucket's range at its rank.
 // 4. grn_sorted_order_bucket: each bucket's grains put in index order (so the list is the same
@@ -47,6 +47,12 @@ GRN_HD void grn_sorted_widen_box(int* box, const int* cell) {
     box[a] = cell[a] < box[a] ? cell[a] : box[a];
     box[3 + a] = cell[a] > box[3 + a] ? cell[a] : box[3 + a];
   }
+}
+
+// step 1: box widened to hold another box (the threads' or warps' boxes merged)
+GRN_HD void grn_sorted_merge_box(int* box, const int* other) {
+  grn_sorted_widen_box(box, other);
+  grn_sorted_widen_box(box, other + 3);
 }
 
 // step 3: grain i into its bucket's range at its rank

@@ -229,10 +229,7 @@ static void cpu_build_sorted(grnData* d, float inv_cell) {
     grn_sorted_widen_box(box, d->cell + 3 * i);
   }
   #pragma omp critical(cpu_cell_box)
-  {
-    grn_sorted_widen_box(d->cell_box, box);
-    grn_sorted_widen_box(d->cell_box, box + 3);
-  }
+  grn_sorted_merge_box(d->cell_box, box);
   #pragma omp barrier
   #pragma omp for schedule(static)
   for (int i = 0; i < d->n; i++) {

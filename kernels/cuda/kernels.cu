@@ -53,8 +53,7 @@ __global__ void grn_k_sorted_cells(grnData d, float inv_cell) {
   for (int lane = 16; lane > 0; lane /= 2) {
     int other[6];
     for (int a = 0; a < 6; a++) other[a] = __shfl_xor_sync(0xffffffffu, box[a], lane);
-    grn_sorted_widen_box(box, other);
-    grn_sorted_widen_box(box, other + 3);
+    grn_sorted_merge_box(box, other);
   }
   if ((threadIdx.x & 31) == 0) {
     for (int a = 0; a < 3; a++) {
