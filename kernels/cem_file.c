@@ -81,7 +81,11 @@ static int take_net(Reader* r, int in, int out, grnCemNet* net) {
 static int parse(Reader* r, grnCemFile* f) {
   char magic[8];
   if (take(r, magic, sizeof(magic))) return -1;
-  if (memcmp(magic, "MJGCEM01", 8)) return fail(r, "not a fields file (MJGCEM01)");
+  if (!memcmp(magic, "MJGCEM01", 8)) {
+    return fail(r, "fields of the 9-wide net input (MJGCEM01): refit them with python -m "
+                   "mjgranular.cem fit");
+  }
+  if (memcmp(magic, "MJGCEM02", 8)) return fail(r, "not a fields file (MJGCEM02)");
   if (take_count(r, 1, 1 << 16, "the type count", &f->ntype)) return -1;
   if (take_count(r, 1, 1 << 20, "the pair count", &f->npair)) return -1;
   f->name = calloc((size_t)f->ntype, sizeof(*f->name));

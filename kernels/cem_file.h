@@ -1,12 +1,12 @@
 // files of configuration-space contact fields (shape_model cem, grn_cem.h), as the fitting tool
 // scripts/mjgranular/cem.py writes them, and their packing into the solver's field array.
 //
-// the file, little-endian: "MJGCEM01"; uint32 ntype, npair; per type its mesh name (64 bytes,
-// NUL-padded), uint64 fingerprint (FNV-1a of the mesh's float32 vertices then its int32 faces, as
-// mujoco compiled them) and float32 bound [m]; per pair uint32 a <= b (type indices), float32 L
-// [m], the distance net and the arm net (grn_cem.h): uint32 layers, uint32 widths (layers + 1),
-// per layer float32 weights (out x in, row-major) and biases. the nets' inputs are in a's mesh
-// frame.
+// the file, little-endian: "MJGCEM02" (01, the 9-wide net input of earlier fits, is refused);
+// uint32 ntype, npair; per type its mesh name (64 bytes, NUL-padded), uint64 fingerprint (FNV-1a
+// of the mesh's float32 vertices then its int32 faces, as mujoco compiled them) and float32 bound
+// [m]; per pair uint32 a <= b (type indices), float32 L [m], the distance net and the arm net
+// (grn_cem.h): uint32 layers, uint32 widths (layers + 1), per layer float32 weights (out x in,
+// row-major) and biases. the nets' inputs are in a's mesh frame.
 #ifndef MJGRANULAR_CEM_FILE_H_
 #define MJGRANULAR_CEM_FILE_H_
 

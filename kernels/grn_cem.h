@@ -22,10 +22,11 @@
 //     are in (a or b; the other is the second), the distance net, the arm net
 //   a net: its affine layers, their widths (layers + 1 numbers), then per layer its weights (out
 //     x in, row-major) and biases (out); silu between layers, none after the last
-// a net's input is (t / L, R e_x, R e_y): the second type's mesh-frame origin t and rotation R in
-// the first's mesh frame; the distance net gives phi / L, phi the seed's signed distance [m]
-// (negative: overlap), the arm net (s_a, s_b) / L, the contact point's projections on the
-// normal from each mesh frame's origin.
+// a net's input is (t / L, R e_x, R e_y, R^T t / L): the second type's mesh-frame origin t and
+// rotation R in the first's mesh frame, and t in the second's (which a net would otherwise have
+// to form from products of its inputs); the distance net gives phi / L, phi the seed's signed
+// distance [m] (negative: overlap), the arm net (s_a, s_b) / L, the contact point's projections
+// on the normal from each mesh frame's origin.
 #ifndef MJGRANULAR_GRN_CEM_H_
 #define MJGRANULAR_GRN_CEM_H_
 
@@ -36,7 +37,7 @@
 #define GRN_CEM_MIN_LAYERS 2      // affine layers of a net, at least (one hidden layer)
 #define GRN_CEM_MAX_LAYERS 8      // and at most
 #define GRN_CEM_MAX_WIDTH 128     // numbers in one of its layers
-#define GRN_CEM_INPUTS 9          // a net's input: t / L, R e_x, R e_y
+#define GRN_CEM_INPUTS 12         // a net's input: t / L, R e_x, R e_y, R^T t / L
 
 // the float at index k of the field array as a count or an index
 GRN_HD int grn_cem_int(const float* f, int k) { return (int)f[k]; }
@@ -147,17 +148,22 @@ GRN_HD grnCemContact grn_cem_contact_ordered(const float* f, int a, int b, int r
   grnQuat rel = grn_quat_mul(grn_quat(qma.w, -qma.x, -qma.y, -qma.z), qmb);
   grnVec3 t = grn_quat_unrotate(qma, grn_sub(ob, oa));
   grnVec3 cx = grn_quat_rotate(rel, grn_v3(1, 0, 0)), cy = grn_quat_rotate(rel, grn_v3(0, 1, 0));
+  grnVec3 cz = grn_cross(cx, cy);
   const float* r = f + rec;
   float len = r[0];
-  float x[GRN_CEM_INPUTS] = {t.x / len, t.y / len, t.z / len, cx.x, cx.y, cx.z, cy.x, cy.y, cy.z};
+  float x[GRN_CEM_INPUTS] = {t.x / len, t.y / len, t.z / len, cx.x, cx.y, cx.z, cy.x, cy.y, cy.z,
+                             grn_dot(cx, t) / len, grn_dot(cy, t) / len, grn_dot(cz, t) / len};
   const float* dist_net = r + 2;
   const float* arm_net = dist_net + grn_cem_net_floats(dist_net);
   float y, gy[GRN_CEM_INPUTS], arm[2];
   grn_cem_net_eval(dist_net, x, &y, gy);
   grn_cem_net_eval(arm_net, x, arm, NULL);
-  // d phi / d t = d y / d (t / L); d phi / d column = L d y / d column; rotating b about its
-  // mesh origin by omega changes phi by omega . sum (column x d phi / d column) = (p - t) x n
-  grnVec3 g = grn_v3(gy[0], gy[1], gy[2]);
+  // d phi / d t = d y / d (t / L) + R d y / d (R^T t / L); d phi / d column = L d y / d column;
+  // rotating b about its mesh origin by omega changes phi by omega . sum (column x d phi /
+  // d column) = (p - t) x n, where (R^T t)_k = column_k . t turns by omega . (column_k x t)
+  grnVec3 through_b = grn_add(grn_add(grn_scale(cx, gy[9]), grn_scale(cy, gy[10])),
+                              grn_scale(cz, gy[11]));
+  grnVec3 g = grn_add(grn_v3(gy[0], gy[1], gy[2]), through_b);
   float glen = grn_norm(g);
   // no gradient (far outside the training band): along the line of the origins
   float tlen = grn_norm(t);
@@ -165,7 +171,8 @@ GRN_HD grnCemContact grn_cem_contact_ordered(const float* f, int a, int b, int r
                        : tlen > 0 ? grn_scale(t, 1.0f / tlen) : grn_v3(0, 0, 1);
   grnVec3 m = grn_add(grn_cross(cx, grn_v3(gy[3], gy[4], gy[5])),
                       grn_cross(cy, grn_v3(gy[6], gy[7], gy[8])));
-  m = grn_scale(m, glen > 0 ? len / glen : 0.0f);
+  m = grn_add(grn_scale(m, len), grn_cross(through_b, t));
+  m = grn_scale(m, glen > 0 ? 1.0f / glen : 0.0f);
   // the contact point: off the normal through b's origin by the rotation gradient, along it by the
   // mean of the two projected arms
   grnVec3 p = grn_add(t, grn_cross(n, m));

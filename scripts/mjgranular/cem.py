@@ -12,8 +12,9 @@ then refined continuously with exact distances (descent steps on max(sA, sB)), s
 not quantised to the grid. Contact point p = x*, normal
 n = unit(grad sA - grad sB) from A toward B, arms (p . n, (p - t) . n).
 
-Net input (9 numbers): [t / L, R[:, 0], R[:, 1]], L = bound_A + bound_B; outputs times L are phi
-and the two arms. File layout: see write_fields.
+Net input (12 numbers): [t / L, R[:, 0], R[:, 1], R^T t / L], L = bound_A + bound_B: the
+translation also in B's frame, which a net would otherwise have to form from products of its
+inputs; outputs times L are phi and the two arms. File layout: see write_fields.
 """
 
 import argparse
@@ -26,7 +27,8 @@ import numpy as np
 
 from mjgranular import cem_net, mesh_sdf
 
-MAGIC = b"MJGCEM01"
+MAGIC = b"MJGCEM02"      # 02: the 12-wide net input; 01 files (9-wide) need refitting
+INPUTS = 12              # net input width (encode)
 NAME_BYTES = 64
 FNV_BASIS = 1469598103934665603  # plugin/shared_cache.h's MJG_FNV1A_BASIS (not FNV's own)
 FNV_PRIME = 1099511628211
@@ -165,8 +167,9 @@ def random_configs(rng, n, radius):
 
 
 def encode(t, R, L):
-    """Net input rows [t / L, R[:, 0], R[:, 1]]."""
-    return np.concatenate([t / L, R[:, :, 0], R[:, :, 1]], axis=1)
+    """Net input rows [t / L, R[:, 0], R[:, 1], R^T t / L] (INPUTS numbers)."""
+    return np.concatenate([t / L, R[:, :, 0], R[:, :, 1], np.einsum("cji,cj->ci", R, t) / L],
+                          axis=1)
 
 
 def _to_b(x, t, R):
@@ -348,7 +351,7 @@ def fit_pair(geom, t, R, labels, hidden, epochs, rng):
     """Both nets of a pair trained on labelled configurations: (distance, arm) as the file
     stores them and their loss histories, in units of L^2."""
     x = encode(t, R, geom.L)
-    widths = [9, *hidden]
+    widths = [INPUTS, *hidden]
     distance = cem_net.init(widths + [1], rng)
     loss_d = cem_net.train(distance, x, labels["phi"][:, None] / geom.L, rng, epochs)
     arm = cem_net.init(widths + [2], rng)
@@ -431,6 +434,8 @@ def read_fields(path):
     """The Fields of a file written by write_fields."""
     with open(path, "rb") as f:
         reader = _Reader(f.read())
+    if reader.data[:len(MAGIC)] == b"MJGCEM01":
+        raise ValueError(f"{path}: fields of the 9-wide net input (MJGCEM01): refit them")
     if reader.data[:len(MAGIC)] != MAGIC:
         raise ValueError(f"{path}: not a contact fields file (magic {MAGIC!r})")
     reader.pos = len(MAGIC)
@@ -473,10 +478,14 @@ def evaluate(fields, a, b, t, R):
     x = encode(t, R, pair.L)
     y, pre = cem_net.forward(pair.distance, x)
     _, dy_dx = cem_net.backward(pair.distance, pre, np.ones_like(y))
-    # phi = L y and x = t / L: dphi/dt = dy/dx[:3]; the columns enter unscaled: dphi/dc = L dy/dx
-    rot = pair.L * (np.cross(R[:, :, 0], dy_dx[:, 3:6]) + np.cross(R[:, :, 1], dy_dx[:, 6:9]))
+    # phi = L y with x = [t / L, c_0, c_1, R^T t / L]: dphi/dt = dy/dx[:3] + R dy/dx[9:]; the
+    # columns enter unscaled (dphi/dc = L dy/dx), and turning B by omega about its origin changes
+    # (R^T t)_k = c_k . t by omega . (c_k x t)
+    through_b = np.einsum("cij,cj->ci", R, dy_dx[:, 9:12])
+    rot = (pair.L * (np.cross(R[:, :, 0], dy_dx[:, 3:6]) + np.cross(R[:, :, 1], dy_dx[:, 6:9]))
+           + np.cross(through_b, t))
     arms = pair.L * cem_net.forward(pair.arm, x)[0]
-    return Contact(pair.L * y[:, 0], dy_dx[:, :3], rot, arms)
+    return Contact(pair.L * y[:, 0], dy_dx[:, :3] + through_b, rot, arms)
 
 
 def meshes_from_file(model_path, names):

@@ -85,7 +85,7 @@ inline void Put(std::string* s, T v) {
 
 inline std::string FileBytes(const std::vector<FileType>& types,
                              const std::vector<FilePair>& pairs) {
-  std::string s = "MJGCEM01";
+  std::string s = "MJGCEM02";
   Put<uint32_t>(&s, (uint32_t)types.size());
   Put<uint32_t>(&s, (uint32_t)pairs.size());
   for (const FileType& t : types) {

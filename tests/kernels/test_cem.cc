@@ -110,7 +110,8 @@ TEST(Cem, FilesAreReadAndBadOnesRefused) {
     std::string bytes;
     const char* cause;
   } cases[] = {
-      {"MJGCEM02" + good.substr(8), "not a fields file"},
+      {"MJGCEM03" + good.substr(8), "not a fields file"},
+      {"MJGCEM01" + good.substr(8), "9-wide net input"},
       {good.substr(0, good.size() - 1), "ends early"},
       {good + "x", "bytes follow"},
       {FileBytes(types, {wide}), "width"},

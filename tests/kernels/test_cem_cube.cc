@@ -76,12 +76,16 @@ std::vector<double> Net(const grnCemNet& net, const std::vector<double>& x) {
   return a;
 }
 
+// the nets' input at b's mesh frame (t, r) in a's: t / L, r's first two columns, r^T t / L
+std::vector<double> Input(Vec t, const Mat& r, double len) {
+  return {t[0] / len, t[1] / len, t[2] / len, r[0][0], r[1][0], r[2][0], r[0][1], r[1][1],
+          r[2][1], Dot(Column(r, 0), t) / len, Dot(Column(r, 1), t) / len,
+          Dot(Column(r, 2), t) / len};
+}
+
 // phi of the pair at b's mesh frame (t, r) in a's
 double Phi(const grnCemPair& pair, Vec t, const Mat& r) {
-  double len = pair.scale;
-  std::vector<double> x = {t[0] / len, t[1] / len, t[2] / len, r[0][0], r[1][0], r[2][0],
-                           r[0][1], r[1][1], r[2][1]};
-  return len * Net(pair.distance, x)[0];
+  return pair.scale * Net(pair.distance, Input(t, r, pair.scale))[0];
 }
 
 // the contact by the definition: normal from a toward b, depth, point (a's frame)
@@ -107,9 +111,7 @@ Contact Defined(const grnCemPair& pair, Vec t, const Mat& r) {
   Vec n = Scale(g, 1 / glen);
   m = Scale(m, 1 / glen);
   double len = pair.scale;
-  std::vector<double> x = {t[0] / len, t[1] / len, t[2] / len, r[0][0], r[1][0], r[2][0],
-                           r[0][1], r[1][1], r[2][1]};
-  std::vector<double> arm = Net(pair.arm, x);
+  std::vector<double> arm = Net(pair.arm, Input(t, r, len));
   Vec across = Add(t, Cross(n, m));
   across = Sub(across, Scale(n, Dot(across, n)));
   double along = 0.5 * (len * arm[0] + Dot(t, n) + len * arm[1]);

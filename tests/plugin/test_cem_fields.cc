@@ -66,7 +66,8 @@ uint64_t Fingerprint(const char* mesh) {
 // a fields file for the meshes named (all pairs, or all but the last), octahedron fields that
 // push cubes apart when their centres come within about a side
 std::string FieldsFile(const std::vector<std::string>& meshes, const char* tag,
-                       bool all_pairs = true, uint64_t fingerprint_xor = 0) {
+                       bool all_pairs = true, uint64_t fingerprint_xor = 0,
+                       const char* magic = nullptr) {
   std::vector<grn_cem_test::FileType> types;
   for (const std::string& name : meshes) {
     types.push_back({name, Fingerprint(name.c_str()) ^ fingerprint_xor, 0.02f});
@@ -78,7 +79,9 @@ std::string FieldsFile(const std::vector<std::string>& meshes, const char* tag,
     }
   }
   if (!all_pairs) pairs.pop_back();
-  return WriteTemp(FileBytes(types, pairs), tag);
+  std::string bytes = FileBytes(types, pairs);
+  if (magic) bytes.replace(0, 8, magic);
+  return WriteTemp(bytes, tag);
 }
 
 const std::map<std::string, std::string> kBase = {
@@ -121,6 +124,8 @@ TEST(CemFields, MisusedKeysAreRefusedNamingTheKey) {
       {With(kBase, {{"cem_fields", FieldsFile({"cube", "box"}, "short", false)},
                     {"shape", "cube box"}}),
        "'cem_fields'", "lacks the fields of a pair"},
+      {With(kBase, {{"cem_fields", FieldsFile({"cube"}, "former", true, 0, "MJGCEM01")}}),
+       "'cem_fields'", "9-wide net input (MJGCEM01): refit"},
   };
   for (const Bad& c : cases) {
     std::string error = LoadError(c.config);

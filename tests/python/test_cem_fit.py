@@ -87,9 +87,9 @@ def random_fields(seed=0):
     pairs = {}
     for a, b in ((0, 0), (0, 1), (1, 1)):
         net = [(w.astype(np.float32).astype(float), (b_ + 0.1).astype(np.float32).astype(float))
-               for w, b_ in cem_net.init([9, 16, 8, 1], rng)]
+               for w, b_ in cem_net.init([cem.INPUTS, 16, 8, 1], rng)]
         arm = [(w.astype(np.float32).astype(float), b_.astype(float))
-               for w, b_ in cem_net.init([9, 8, 2], rng)]
+               for w, b_ in cem_net.init([cem.INPUTS, 8, 2], rng)]
         pairs[(a, b)] = cem.PairField(a, b, float(np.float32(0.02)), net, arm)
     return cem.Fields(types, pairs)
 
@@ -99,9 +99,10 @@ def test_file_round_trip(tmp_path):
     path = tmp_path / "f.cem"
     cem.write_fields(path, fields)
     data = path.read_bytes()
-    assert data[:8] == b"MJGCEM01" and struct.unpack_from("<II", data, 8) == (2, 3)
-    net_bytes = (4 + 4 * 4 + 4 * (16 * 9 + 16 + 8 * 16 + 8 + 8 + 1)) + (4 + 4 * 3 + 4 * (8 * 9 + 8
-                                                                                         + 16 + 2))
+    assert data[:8] == b"MJGCEM02" and struct.unpack_from("<II", data, 8) == (2, 3)
+    n_in = cem.INPUTS
+    net_bytes = ((4 + 4 * 4 + 4 * (16 * n_in + 16 + 8 * 16 + 8 + 8 + 1))
+                 + (4 + 4 * 3 + 4 * (8 * n_in + 8 + 16 + 2)))
     assert len(data) == 16 + 2 * (64 + 8 + 4) + 3 * (12 + net_bytes)
     back = cem.read_fields(path)
     assert back.types == fields.types
@@ -110,6 +111,14 @@ def test_file_round_trip(tmp_path):
         assert (got.a, got.b, got.L) == (pair.a, pair.b, pair.L)
         for mine, theirs in zip(pair.distance + pair.arm, got.distance + got.arm):
             assert np.array_equal(mine[0], theirs[0]) and np.array_equal(mine[1], theirs[1])
+
+
+def test_a_file_of_the_former_input_is_refused_by_its_cause(tmp_path):
+    path = tmp_path / "old.cem"
+    cem.write_fields(path, random_fields())
+    path.write_bytes(b"MJGCEM01" + path.read_bytes()[8:])
+    with pytest.raises(ValueError, match="9-wide net input.*refit"):
+        cem.read_fields(path)
 
 
 def small_rotation(omega):
@@ -159,7 +168,7 @@ def test_tiny_fit_learns_and_repeats_bit_for_bit(cube, tmp_path):
     geom = cem.PairGeometry(cube, cube)
     t, R, labels = cem.sample_pair(geom, 300, np.random.default_rng(3))
     x = cem.encode(t, R, geom.L)
-    net = cem_net.init([9, 8, 8, 1], np.random.default_rng(4))
+    net = cem_net.init([cem.INPUTS, 8, 8, 1], np.random.default_rng(4))
     before = cem_net.mse(net, x, labels["phi"][:, None] / geom.L)
     history = cem_net.train(net, x, labels["phi"][:, None] / geom.L, np.random.default_rng(5), 30)
     assert history[-1] < 0.5 * before and history[-1] < history[0]
