@@ -163,7 +163,7 @@ GRN_HD int grn_grain_contacts(const grnData* d, const grnConsts* c, int i, int* 
     grnVec3 r = grn_sub(xi, grn_load3(d->pos + 3 * j));
     float cut = grn_pair_cutoff(c, ri, grn_radius(d, j));
     // written before the test and kept by counting it: whether a neighbour touches is a branch
-    // no predictor learns (with it the filter took 3.4 times as long)
+    // no predictor learns (with it the filter took five times as long on a 10k dem pour)
     if (count < max) out[count * stride] = j;
     count += grn_dot(r, r) < cut * cut;
   }
