@@ -385,7 +385,7 @@ settle_bench() {
   PYTHONPATH="scripts/bench${PYTHONPATH:+:$PYTHONPATH}" \
     "$py" - "$kit/bin/bench_settle" "$work/settle" "$STEP_LIMIT" "$results_md" "$backend" <<'EOF'
 import json, math, os, subprocess, sys, time
-import peers  # the scene's constants and its measures, as scripts/bench.sh uses them
+import peer_scene as scene  # the scene's constants and measures, as scripts/bench.sh uses them
 exe, work, limit, out, backend = sys.argv[1:6]
 deadline = time.time() + float(limit) - 30  # no new run that could not finish in the step's time
 os.makedirs(work, exist_ok=True)
@@ -397,11 +397,11 @@ rows, failed = [], False
 for n, t_sim in sizes:
   if time.time() > deadline:
     rows.append("| %d | | | | | | not run: budget |" % n); continue
-  w = peers.box_width(n)
-  top = 2 * peers.RADIUS + n * peers.grain_volume() / (peers.INIT_PACKING * (w - 2 * peers.RADIUS) ** 2)
+  w = scene.box_width(n)
+  top = 2 * scene.RADIUS + n * scene.grain_volume() / (scene.INIT_PACKING * (w - 2 * scene.RADIUS) ** 2)
   init = os.path.join(work, "n%d_init.f32" % n)
   subprocess.run([exe, "init", "--grains", str(n), "--out", init, "--width", "%.9g" % w,
-                  "--height", "%.9g" % top, "--seed", str(peers.SEED)], check=True,
+                  "--height", "%.9g" % top, "--seed", str(scene.SEED)], check=True,
                  stdout=subprocess.DEVNULL)
   for model in ("pj", "dem"):
     if time.time() > deadline:
@@ -410,10 +410,10 @@ for n, t_sim in sizes:
     cmd = [exe, "settle", "--in", init, "--out", fin, "--width", "%.9g" % w, "--time", "%g" % t_sim,
            "--backend", backend]
     if model == "dem":
-      cmd += ["--model", "dem", "--law", peers.DEM_LAW, "--youngs", "%g" % peers.YOUNG,
-              "--poisson", "%g" % peers.POISSON, "--restitution", "%g" % peers.RESTITUTION,
-              "--friction", "%g" % peers.FRICTION, "--rolling", "%g" % peers.ROLLING,
-              "--torsional", "%g" % peers.TORSIONAL, "--dt", "%g" % peers.PEER_DT]
+      cmd += ["--model", "dem", "--law", scene.DEM_LAW, "--youngs", "%g" % scene.YOUNG,
+              "--poisson", "%g" % scene.POISSON, "--restitution", "%g" % scene.RESTITUTION,
+              "--friction", "%g" % scene.FRICTION, "--rolling", "%g" % scene.ROLLING,
+              "--torsional", "%g" % scene.TORSIONAL, "--dt", "%g" % scene.PEER_DT]
     try:
       p = subprocess.run(cmd, capture_output=True, text=True,
                          timeout=max(5, deadline + 25 - time.time()))
@@ -428,7 +428,7 @@ for n, t_sim in sizes:
     r = r[-1]
     import numpy as np
     final = np.fromfile(fin, dtype=np.float32).reshape(-1, 6).astype(np.float64)
-    s = peers.sanity(final[:, :3], final[:, 3:], w)
+    s = scene.sanity(final[:, :3], final[:, 3:], w)
     per = r["wall_s"] / r["sim_time"]
     rows.append("| %d | %s | %g | %.2f | %.3g | %.1fx | height %.3f m, packing %.3f |"
                 % (n, model, r["sim_time"], per, r["pss"], liggghts[n] / per, s["bed_height"],

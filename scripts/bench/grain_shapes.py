@@ -2,16 +2,16 @@
 cube and a 3D cross (the centre cube and its six face neighbours, non-convex, as bench_clumps'),
 the meshes as MJCF assets with faces, and each grain's highest point read back through MuJoCo.
 
-Every shape has the volume of a sphere of radius peers.RADIUS. The meshes are unions of voxels,
-written as closed, outward-oriented triangle lists: given by vertices only, MuJoCo would take the
-convex hull, which fills the cross's re-entrant corners.
+Every shape has the volume of a sphere of radius peer_scene.RADIUS. The meshes are unions of
+voxels, written as closed, outward-oriented triangle lists: given by vertices only, MuJoCo would
+take the convex hull, which fills the cross's re-entrant corners.
 """
 
 import math
 
 import numpy as np
 
-from peers import RADIUS
+from peer_scene import RADIUS
 
 SHAPES = ("sphere", "cube", "cross")
 VOLUME = 4.0 / 3.0 * math.pi * RADIUS ** 3

@@ -77,15 +77,16 @@ than 0.025 m/s steepens it further is not measured: the default is a compromise 
 LIGGGHTS: Hertz-Mindlin with tangential history (`pair_style gran model hertz tangential
 history`), E = 5e6 Pa, Poisson 0.3, restitution 0.3, timestep 1e-4 s (16% of the Rayleigh
 time, checked by `fix check/timestep/gran`): the conventions of scripts/bench/peers.py, whose
-constants, read_data writer and process runner are imported. For mu_r > 0 it adds
-`rolling_friction epsd2` with `coefficientRollingFriction` mu_r to the pair style and to both
-walls: the elastic-plastic spring-dashpot model (Iwashita and Oda) whose rolling torque is a
-spring on the relative rolling angle capped at mu_r |F_n| r_eff, so it holds a heap statically,
-the rolling analogue of the Coulomb stick-slip that mjgranular's bounded rolling moment is;
-`cdt` (a constant torque opposing the rolling direction) cannot hold a static torque and
-chatters at rest. epsd2 has no viscous rolling damping and no torsion (torsionTorque off by
-default), like mjgranular with torsional_friction 0. r_eff is r_i r_j / (r_i + r_j) between
-grains and r on a wall, as in mjgranular, so the floor's roll friction in metres is mu_r r.
+constants and read_data writer (peer_scene.py) and process runner (peer_runs.py) are imported.
+For mu_r > 0 it adds `rolling_friction epsd2` with `coefficientRollingFriction` mu_r to the
+pair style and to both walls: the elastic-plastic spring-dashpot model (Iwashita and Oda)
+whose rolling torque is a spring on the relative rolling angle capped at mu_r |F_n| r_eff, so
+it holds a heap statically, the rolling analogue of the Coulomb stick-slip that mjgranular's
+bounded rolling moment is; `cdt` (a constant torque opposing the rolling direction) cannot
+hold a static torque and chatters at rest. epsd2 has no viscous rolling damping and no torsion
+(torsionTorque off by default), like mjgranular with torsional_friction 0. r_eff is r_i r_j /
+(r_i + r_j) between grains and r on a wall, as in mjgranular, so the floor's roll friction in
+metres is mu_r r.
 
 mjgranular: the MuJoCo plugin from Python, opt.timestep 2e-3 s, granular substep 5e-4 s, 10
 Jacobi iterations, CPU backend; the floor a plane geom with friction "0.5 0 mu_r*r" (slide,
@@ -107,9 +108,10 @@ import numpy as np
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))  # the repository
 
 import grain_shapes  # (meshes of one volume, their tops)
-import peers  # (the peers' model constants, read_data writer, process runner)
-from peers import (DENSITY, FRICTION, GRAVITY, PEER_DT, POISSON, RADIUS, RESTITUTION,  # noqa
-                   SKIN, YOUNG)
+import peer_runs  # (the process runner)
+import peer_scene  # (the peers' model constants, read_data writer)
+from peer_scene import (DENSITY, FRICTION, GRAVITY, PEER_DT, POISSON, RADIUS,  # noqa
+                        RESTITUTION, SKIN, YOUNG)
 
 SEED = 20251019
 INIT_PACKING = 0.33      # random sequential addition (jams near 0.38)
@@ -334,7 +336,7 @@ def run_liggghts(sc, pos0, mu_r, a, work):
   tag = "mu%g" % mu_r
   base = os.path.join(work, tag)
   # room above for the lifted tube (mesh elements may not leave the domain)
-  peers.write_lammps_data(base + "_init.data", pos0, 2 * BOX, 2 * sc["wall_h"] + 0.1)
+  peer_scene.write_lammps_data(base + "_init.data", pos0, 2 * BOX, 2 * sc["wall_h"] + 0.1)
   with open(base + ".in", "w") as f:
     f.write(liggghts_input(sc, mu_r, tag, a.lift_speed))
   write_tube_stl(os.path.join(work, "tube.stl"), sc)
@@ -348,8 +350,8 @@ def run_liggghts(sc, pos0, mu_r, a, work):
          # a screen file, not none: the stl reader prints to the screen unchecked
          "-screen", tag + ".screen",
          "-echo", "none"]
-  rc, secs, _ = peers.run(cmd, env, work, a.timeout, os.path.join(work, "liggghts.log"))
-  cpu = peers.run.cpu
+  rc, secs, _ = peer_runs.run(cmd, env, work, a.timeout, os.path.join(work, "liggghts.log"))
+  cpu = peer_runs.run.cpu
   log = open(base + ".log").read() if os.path.exists(base + ".log") else ""
   loops = re.findall(r"Loop time of ([0-9.eE+-]+) on (\d+) procs for (\d+) steps", log)
   if rc != 0 or not os.path.exists(base + "_final.dump"):
@@ -822,7 +824,7 @@ def main():
   pos0 = initial_grains(sc, a.seed)
   np.save(os.path.join(work, "initial.npy"), pos0)
   res = {"quick": a.quick, "date": time.strftime("%Y-%m-%d %H:%M"), "seed": a.seed,
-         "lift_speed": a.lift_speed, "rayleigh_time": peers.rayleigh_time(),
+         "lift_speed": a.lift_speed, "rayleigh_time": peer_scene.rayleigh_time(),
          "scene": sc, "versions": versions(codes, a), "runs": []}
   # runs of codes or mu_r not asked for now are kept from the last run of the same scene
   if os.path.exists(saved):

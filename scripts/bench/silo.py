@@ -46,7 +46,7 @@ import numpy as np
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))  # the repository
 
 import grain_shapes  # (meshes of one volume, the initial grains' writer)
-from peers import DENSITY, FRICTION, GRAVITY, RADIUS
+from peer_scene import DENSITY, FRICTION, GRAVITY, RADIUS
 
 D = 2 * RADIUS           # the volume sphere's diameter [m]
 SIDES = 16               # of the orifice polygon
