@@ -9,12 +9,15 @@ a file the plugin reads.
 Labels follow the seed's sampling rule: phi = min over x of f(x) = sA(x) + sB(x') + |sA - sB|
 (= 2 max(sA, sB)), x' = R^T (x - t), taken first over the band nodes of both meshes' SDF grids,
 then refined continuously with exact distances (descent steps on max(sA, sB)), so labels are
-not quantised to the grid. Contact point p = x*, normal
-n = unit(grad sA - grad sB) from A toward B, arms (p . n, (p - t) . n).
+not quantised to the grid. Contact point p = x*, normal n from A toward B (unit(grad sA -
+grad sB) where both are smooth; on a corner's or an edge's crease from the gradients around x*:
+PairGeometry.normal), arms (p . n, (p - t) . n).
 
 Net input (12 numbers): [t / L, R[:, 0], R[:, 1], R^T t / L], L = bound_A + bound_B: the
 translation also in B's frame, which a net would otherwise have to form from products of its
-inputs; outputs times L are phi and the two arms. File layout: see write_fields.
+inputs; outputs times L are phi and the two arms. The distance net is fitted to phi and to its
+slopes, the normal and the rotation gradient (p - t) x n, which the solver takes from it.
+File layout: see write_fields.
 """
 
 import argparse
@@ -34,10 +37,18 @@ FNV_BASIS = 1469598103934665603  # plugin/shared_cache.h's MJG_FNV1A_BASIS (not 
 FNV_PRIME = 1099511628211
 NEAR_FRACTION = 0.9   # share of samples within NEAR_BAND x L of phi = 0 (the seed's 90%)
 NEAR_BAND = 0.1
-ALIGNED_SHARE = 0.5   # share of near proposals with a face of B flat on a face of A (resting)
+ALIGNED_SHARE = 0.4   # share of near proposals with a face of B flat on a face of A (resting)
+SUPPORT_SHARE = 0.3   # share of near proposals with a vertex of one on a face of the other
 ALIGNED_TILT = 0.05   # spread of their tilt off flat [rad]
-REFINE_STEPS = 12     # refinement steps after each grid start (labels)
+REFINE_STEPS = 24     # refinement steps after each grid start (labels; creases converge slowly)
 REFERENCE_STEPS = 60  # refinement steps of the exact reference, from several starts
+# directions of the gradient probes around a minimiser for its normal (PairGeometry.normal): a
+# cube's corners
+NORMAL_PROBES = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)],
+                         dtype=float) / np.sqrt(3)
+NORMAL_PROBE_LENGTH = 1e-2  # their distance from it, in L
+NORMAL_OPPOSED = 1e-3  # |grad sA + grad sB| under which the gradients at x give the normal alone
+SLOPE_WEIGHT = 0.03   # weight of the distance net's slope error (normal, rotation gradient / L)
 
 
 @dataclass
@@ -158,6 +169,26 @@ def aligned_configs(rng, n, mesh_a, mesh_b, offset):
     return t, R
 
 
+def support_configs(rng, n, mesh_a, mesh_b, offset):
+    """A grain's lowest vertex on the other's face: B turned at random, the vertex of B deepest
+    along the inward normal of a random point of A's surface (by area) brought to that point, and
+    moved off along the normal by up to +-offset; every other one with the grains' roles swapped
+    (A's vertex on B's face, the pose inverted). Corners and edges resting on faces, which
+    uniform translations reach only at their tips."""
+    t, R = np.empty((n, 3)), random_rotations(rng, n)
+    swap = np.arange(n) % 2 == 1
+    for rows, face_mesh, vertex_mesh in ((~swap, mesh_a, mesh_b), (swap, mesh_b, mesh_a)):
+        k = int(rows.sum())
+        q, normal = mesh_sdf.surface_samples(face_mesh.verts, face_mesh.faces, k, rng)
+        turned = np.einsum("cij,vj->cvi", R[rows], vertex_mesh.verts)
+        lowest = turned[np.arange(k), np.argmin(np.einsum("cvi,ci->cv", turned, normal), axis=1)]
+        t[rows] = q + rng.uniform(-offset, offset, k)[:, None] * normal - lowest
+    # swapped rows hold A's pose in B's frame: invert to B's in A's
+    Rt = np.transpose(R[swap], (0, 2, 1))
+    t[swap], R[swap] = -np.einsum("cij,cj->ci", Rt, t[swap]), Rt
+    return t, R
+
+
 def random_configs(rng, n, radius):
     """Translations uniform in the ball |t| < radius, rotations uniform."""
     u = rng.standard_normal((n, 3))
@@ -170,6 +201,20 @@ def encode(t, R, L):
     """Net input rows [t / L, R[:, 0], R[:, 1], R^T t / L] (INPUTS numbers)."""
     return np.concatenate([t / L, R[:, :, 0], R[:, :, 1], np.einsum("cji,cj->ci", R, t) / L],
                           axis=1)
+
+
+def slope_directions(t, R, L):
+    """Per configuration, the input's rates (n, 6, INPUTS) under B moved along e_k and turned
+    about e_k (k = 0..2), times L: the distance net's slopes along them are dphi/dt and the
+    rotation gradient / L (evaluate), whose labels are n and (p - t) x n / L."""
+    n = len(t)
+    eye = np.broadcast_to(np.eye(3), (n, 3, 3))
+    move = np.concatenate([eye, np.zeros((n, 3, 6)), R], axis=2)
+    # turning B by omega: c_j -> c_j + omega x c_j, and (R^T t)_j = c_j . t gains omega . (c_j x t)
+    turn_columns = [np.cross(eye, R[:, None, :, j]) for j in range(2)]
+    turn_b = np.stack([np.cross(R[:, :, j], t) for j in range(3)], axis=2) / L
+    turn = np.concatenate([np.zeros((n, 3, 3)), *turn_columns, turn_b], axis=2)
+    return np.concatenate([move, turn], axis=1)
 
 
 def _to_b(x, t, R):
@@ -251,8 +296,30 @@ class PairGeometry:
             f = np.maximum(sa, sb)
             if step % 2 == 0:
                 trust = np.where(better, 2.0 * trust, 0.3 * trust)
-        n = ga - gb
-        return 2 * f, x, n / np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-300)
+        return 2 * f, x, self.normal(x, t, R, ga, gb)
+
+    def normal(self, x, t, R, ga, gb):
+        """The contact normal at the minimiser x (from A toward B): where both distances are
+        smooth, unit(ga - gb); where one has a crease (a corner or an edge pressed into the other
+        grain, x on its medial axis), any single gradient there is one face's, up to 35 degrees
+        off. dphi/dt lies along a with 0 = lambda a + (1 - lambda) b for subgradients a of sA and b
+        of sB, so the gradients at NORMAL_PROBES points around x stand for both subdifferentials
+        and the minimum-norm point of their hull gives lambda a and (1 - lambda) b. (Any plane
+        through x leaves probes on both sides.)"""
+        grads_a, grads_b = [ga], [gb]
+        for offset in NORMAL_PROBES * (NORMAL_PROBE_LENGTH * self.L):
+            _, _, pa, pb = self._surface_terms(x + offset, t, R)
+            grads_a.append(pa)
+            grads_b.append(pb)
+        grads = np.stack(grads_a + grads_b, axis=1)
+        weights = _min_norm_weights(grads)
+        share_a = len(grads_a)
+        n = (np.einsum("ck,cki->ci", weights[:, :share_a], grads[:, :share_a])
+             - np.einsum("ck,cki->ci", weights[:, share_a:], grads[:, share_a:]))
+        # opposed gradients at x itself are the normal: probes beside a crease that x is not on
+        # would only add other pairs that cancel
+        n = np.where(np.linalg.norm(ga + gb, axis=1, keepdims=True) < NORMAL_OPPOSED, ga - gb, n)
+        return n / np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-300)
 
     def label(self, t, R, starts=None):
         """Labels by the sampling rule: the two grid starts (grid_starts' first two results,
@@ -287,6 +354,23 @@ class PairGeometry:
         return _labels(t, phi, p, n)
 
 
+def _min_norm_weights(points, iterations=200):
+    """Per row, convex weights (n, m) of the m points (n, m, 3) whose combination is the point of
+    their hull nearest the origin (Frank-Wolfe with exact line search, from the nearest point)."""
+    rows = np.arange(len(points))
+    weights = np.zeros(points.shape[:2])
+    weights[rows, np.argmin(np.einsum("cki,cki->ck", points, points), axis=1)] = 1.0
+    for _ in range(iterations):
+        w = np.einsum("ck,cki->ci", weights, points)
+        toward = np.argmin(np.einsum("cki,ci->ck", points, w), axis=1)
+        d = points[rows, toward] - w
+        step = np.clip(-np.einsum("ci,ci->c", w, d) / np.maximum(np.einsum("ci,ci->c", d, d),
+                                                                  1e-300), 0.0, 1.0)
+        weights *= 1.0 - step[:, None]
+        weights[rows, toward] += step
+    return weights
+
+
 def _prox_step(sa, sb, ga, gb, trust):
     """argmin_d max(sa + ga.d, sb + gb.d) + |d|^2 / (2 trust): d = -trust (l ga + (1 - l) gb)
     with l in [0, 1] maximising the dual, a quadratic in l."""
@@ -313,10 +397,11 @@ def _labels(t, phi, p, n):
             "rot": np.cross(p - t, n)}
 
 
-def sample_pair(geom, count, rng, batch=512, aligned=ALIGNED_SHARE):
+def sample_pair(geom, count, rng, batch=512, aligned=ALIGNED_SHARE, supported=SUPPORT_SHARE):
     """count labelled configurations: NEAR_FRACTION of them with |phi| < NEAR_BAND x L (rejection
-    sampling of proposals, a share `aligned` of them resting configurations, aligned_configs,
-    the rest uniform), the rest uniform over the broadphase ball |t| < L."""
+    sampling of proposals: a share `aligned` of them faces resting on faces, aligned_configs, a
+    share `supported` vertices on faces, support_configs, the rest uniform), the rest uniform
+    over the broadphase ball |t| < L."""
     n_near = int(round(NEAR_FRACTION * count))
     t, R = random_configs(rng, count - n_near, geom.L)
     parts = [(t, R, geom.label(t, R))]
@@ -324,12 +409,13 @@ def sample_pair(geom, count, rng, batch=512, aligned=ALIGNED_SHARE):
     slack = NEAR_BAND * geom.L + 2 * max(geom.grid_a.spacing, geom.grid_b.spacing)
     have = 0
     while have < n_near:
-        flat = int(round(aligned * batch))
-        t, R = random_configs(rng, batch - flat, geom.L)
-        if flat:
-            tf, Rf = aligned_configs(rng, flat, geom.mesh_a, geom.mesh_b, NEAR_BAND * geom.L / 2)
-            inside = np.linalg.norm(tf, axis=1) < geom.L
-            t, R = np.concatenate([t, tf[inside]]), np.concatenate([R, Rf[inside]])
+        flat, tip = int(round(aligned * batch)), int(round(supported * batch))
+        t, R = random_configs(rng, batch - flat - tip, geom.L)
+        for count, propose in ((flat, aligned_configs), (tip, support_configs)):
+            if count:
+                tf, Rf = propose(rng, count, geom.mesh_a, geom.mesh_b, NEAR_BAND * geom.L / 2)
+                inside = np.linalg.norm(tf, axis=1) < geom.L
+                t, R = np.concatenate([t, tf[inside]]), np.concatenate([R, Rf[inside]])
         start_a, start_b, phi_grid = geom.grid_starts(t, R)
         maybe = np.abs(phi_grid) < slack
         t, R = t[maybe], R[maybe]
@@ -347,13 +433,17 @@ def _as_float32(net):
             for w, b in net]
 
 
-def fit_pair(geom, t, R, labels, hidden, epochs, rng):
+def fit_pair(geom, t, R, labels, hidden, epochs, rng, slope_weight=SLOPE_WEIGHT):
     """Both nets of a pair trained on labelled configurations: (distance, arm) as the file
-    stores them and their loss histories, in units of L^2."""
+    stores them and their loss histories, in units of L^2. The distance net also matches the
+    labels' normal and rotation gradient (slope_directions) with slope_weight."""
     x = encode(t, R, geom.L)
     widths = [INPUTS, *hidden]
     distance = cem_net.init(widths + [1], rng)
-    loss_d = cem_net.train(distance, x, labels["phi"][:, None] / geom.L, rng, epochs)
+    slopes = np.concatenate([labels["n"], labels["rot"] / geom.L], axis=1)[:, :, None]
+    loss_d = cem_net.train(distance, x, labels["phi"][:, None] / geom.L, rng, epochs,
+                           directions=slope_directions(t, R, geom.L), slopes=slopes,
+                           slope_weight=slope_weight)
     arm = cem_net.init(widths + [2], rng)
     loss_a = cem_net.train(arm, x, labels["arms"] / geom.L, rng, epochs)
     return (_as_float32(distance), _as_float32(arm)), (loss_d, loss_a)

@@ -14,7 +14,8 @@ CROSS_CHECKS = 60   # separated configurations checked against mesh-to-mesh dist
 def near_configs(geom, count, rng):
     """count configurations with |phi| < NEAR_BAND x L by the sampling rule, their rotations
     uniform (no resting configurations: bench_cem measures those on the cube)."""
-    t, R, _ = cem.sample_pair(geom, int(np.ceil(count / cem.NEAR_FRACTION)), rng, aligned=0)
+    t, R, _ = cem.sample_pair(geom, int(np.ceil(count / cem.NEAR_FRACTION)), rng, aligned=0,
+                              supported=0)
     return t[-count:], R[-count:]   # sample_pair puts its near samples last
 
 

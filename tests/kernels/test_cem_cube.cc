@@ -58,6 +58,18 @@ Mat Rotation(Vec w) {
   return r;
 }
 
+// the unit quaternion of a rotation matrix
+grnQuat Quaternion(const Mat& r) {
+  double qw = 0.5 * std::sqrt(std::fmax(0, 1 + r[0][0] + r[1][1] + r[2][2]));
+  double qx = 0.5 * std::sqrt(std::fmax(0, 1 + r[0][0] - r[1][1] - r[2][2]));
+  double qy = 0.5 * std::sqrt(std::fmax(0, 1 - r[0][0] + r[1][1] - r[2][2]));
+  double qz = 0.5 * std::sqrt(std::fmax(0, 1 - r[0][0] - r[1][1] + r[2][2]));
+  qx = std::copysign(qx, r[2][1] - r[1][2]);
+  qy = std::copysign(qy, r[0][2] - r[2][0]);
+  qz = std::copysign(qz, r[1][0] - r[0][1]);
+  return grn_quat_normalize(grn_quat((float)qw, (float)qx, (float)qy, (float)qz));
+}
+
 // a net of the file evaluated in double
 std::vector<double> Net(const grnCemNet& net, const std::vector<double>& x) {
   std::vector<double> a = x;
@@ -118,18 +130,23 @@ Contact Defined(const grnCemPair& pair, Vec t, const Mat& r) {
   return {n, -Phi(pair, t, r), Add(across, Scale(n, along))};
 }
 
-TEST(CemCube, SolverContactIsTheFieldsDefinition) {
-  grnCemFile f;
+// models/assets/cube.cem read and packed as the solver holds it (the cube's mesh frame its own)
+void ReadCube(grnCemFile* f, std::vector<float>* fields) {
   char why[512];
   std::string path = std::string(MJGRANULAR_MODELS_DIR) + "/assets/cube.cem";
-  ASSERT_EQ(grn_cem_file_read(path.c_str(), &f, why, sizeof(why)), 0) << why;
-  ASSERT_EQ(f.npair, 1);
-  ASSERT_STREQ(f.name[0], "cube");
+  ASSERT_EQ(grn_cem_file_read(path.c_str(), f, why, sizeof(why)), 0) << why;
+  ASSERT_EQ(f->npair, 1);
+  ASSERT_STREQ(f->name[0], "cube");
   int file_type = 0;
   grnCemFrame frame = {{0, 0, 0}, {1, 0, 0, 0}, 0.0062f};
-  long long count = grn_cem_pack(&f, 1, &file_type, &frame, nullptr);
-  std::vector<float> fields((size_t)count);
-  grn_cem_pack(&f, 1, &file_type, &frame, fields.data());
+  fields->resize((size_t)grn_cem_pack(f, 1, &file_type, &frame, nullptr));
+  grn_cem_pack(f, 1, &file_type, &frame, fields->data());
+}
+
+TEST(CemCube, SolverContactIsTheFieldsDefinition) {
+  grnCemFile f;
+  std::vector<float> fields;
+  ReadCube(&f, &fields);
   const grnCemPair& pair = f.pair[0];
   double len = pair.scale;
 
@@ -142,15 +159,7 @@ TEST(CemCube, SolverContactIsTheFieldsDefinition) {
     Vec w = {u(rng), u(rng), u(rng)};
     Mat r = Rotation(Scale(w, 2.5));
     Contact want = Defined(pair, t, r);
-    // b's orientation as a quaternion (its rotation matrix's), a at the origin unturned
-    double qw = 0.5 * std::sqrt(std::fmax(0, 1 + r[0][0] + r[1][1] + r[2][2]));
-    double qx = 0.5 * std::sqrt(std::fmax(0, 1 + r[0][0] - r[1][1] - r[2][2]));
-    double qy = 0.5 * std::sqrt(std::fmax(0, 1 - r[0][0] + r[1][1] - r[2][2]));
-    double qz = 0.5 * std::sqrt(std::fmax(0, 1 - r[0][0] - r[1][1] + r[2][2]));
-    qx = std::copysign(qx, r[2][1] - r[1][2]);
-    qy = std::copysign(qy, r[0][2] - r[2][0]);
-    qz = std::copysign(qz, r[1][0] - r[0][1]);
-    grnQuat qb = grn_quat_normalize(grn_quat((float)qw, (float)qx, (float)qy, (float)qz));
+    grnQuat qb = Quaternion(r);  // a at the origin unturned
     grnVec3 xb = grn_v3((float)t[0], (float)t[1], (float)t[2]);
     // asked by a (normal toward a) and by b (toward b): the same contact
     grnCemContact by_a = grn_cem_contact(fields.data(), 0, grn_v3(0, 0, 0),
@@ -176,6 +185,69 @@ TEST(CemCube, SolverContactIsTheFieldsDefinition) {
                   want_b.n), Dot({r[2][0], r[2][1], r[2][2]}, want_b.n)};
     EXPECT_GT(Dot(n_b, Scale(turned, -1)), std::cos(0.2 * grn_test::kPi / 180))
         << "trial " << trial;
+  }
+  grn_cem_file_free(&f);
+}
+
+// the configurations two cubes rest in, as the solver sees them through the fitted fields,
+// against the cubes' exact contact (the agreement of the shape models on resting
+// configurations: normal within 5 degrees, depth within 10% of a radius). face on face: b on each
+// face of a, shifted across it by (0, 0), (0.3, 0) and (0.2, -0.4) half sides, turned about the
+// normal by 0, 20 and 45 degrees; corner on face: b's corner (1, 1, 1) straight down onto a's top
+// at three places, spun by 0 and 30 degrees. each touching, and overlapping by 2% of a side.
+// scripts/bench/README.md, "Resting configurations", has the same set's means and largest errors.
+TEST(CemCube, RestingContactsAreTheCubesOwn) {
+  grnCemFile f;
+  std::vector<float> fields;
+  ReadCube(&f, &fields);
+  const double half = 0.005, radius = 2 * half * std::cbrt(3 / (4 * grn_test::kPi));
+  const double deg = grn_test::kPi / 180;
+  auto check = [&](Vec x, const Mat& r, Vec normal, double depth, const std::string& what) {
+    grnCemContact c = grn_cem_contact(fields.data(), 0, grn_v3(0, 0, 0), grn_quat(1, 0, 0, 0),
+                                      0, grn_v3((float)x[0], (float)x[1], (float)x[2]),
+                                      Quaternion(r));
+    Vec toward_b = {-c.n.x, -c.n.y, -c.n.z};  // the solver's normal points toward the asker, a
+    EXPECT_GT(Dot(toward_b, normal), std::cos(5 * deg)) << what;
+    EXPECT_NEAR(c.depth, depth, 0.1 * radius) << what;
+  };
+  const Vec faces[6] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+  const double shifts[3][2] = {{0, 0}, {0.3, 0}, {0.2, -0.4}}, spins[3] = {0, 20, 45};
+  for (const Vec& face : faces) {
+    // the turn taking +z onto the face's normal
+    Vec axis = Cross({0, 0, 1}, face);
+    double s = std::sqrt(Dot(axis, axis));
+    Mat onto = Rotation(s > 0 ? Scale(axis, std::atan2(s, face[2]) / s)
+                              : Vec{face[2] > 0 ? 0.0 : grn_test::kPi, 0, 0});
+    for (const auto& shift : shifts) {
+      for (double spin : spins) {
+        for (double depth : {0.0, 0.04 * half}) {
+          Vec local = {shift[0] * half, shift[1] * half, 2 * half - depth};
+          Vec x = {Dot({onto[0][0], onto[0][1], onto[0][2]}, local),
+                   Dot({onto[1][0], onto[1][1], onto[1][2]}, local),
+                   Dot({onto[2][0], onto[2][1], onto[2][2]}, local)};
+          check(x, Mul(onto, Rotation({0, 0, spin * deg})), face, depth,
+                "face on face (" + std::to_string(face[0]) + ", " + std::to_string(face[1]) +
+                    ", " + std::to_string(face[2]) + "), shift " + std::to_string(shift[0]) +
+                    " " + std::to_string(shift[1]) + ", spin " + std::to_string(spin) +
+                    ", depth " + std::to_string(depth));
+        }
+      }
+    }
+  }
+  // the turn taking the diagonal (1, 1, 1) onto -z: about (1, 1, 1) x -z
+  const double diagonal = std::sqrt(3.0);
+  Vec axis = {-1 / std::sqrt(2.0), 1 / std::sqrt(2.0), 0};
+  Mat down = Rotation(Scale(axis, std::acos(-1 / diagonal)));
+  const double places[3][2] = {{0, 0}, {0.5, -0.3}, {-0.6, 0.6}};
+  for (const auto& place : places) {
+    for (double spin : {0.0, 30.0}) {
+      for (double depth : {0.0, 0.04 * half}) {
+        Vec x = {place[0] * half, place[1] * half, half + diagonal * half - depth};
+        check(x, Mul(Rotation({0, 0, spin * deg}), down), {0, 0, 1}, depth,
+              "corner on face at " + std::to_string(place[0]) + " " + std::to_string(place[1]) +
+                  ", spin " + std::to_string(spin) + ", depth " + std::to_string(depth));
+      }
+    }
   }
   grn_cem_file_free(&f);
 }
