@@ -117,9 +117,12 @@ GRN_HD void grn_dem_contact(const grnConsts* c, float depth, grnVec3 n, grnVec3 
 }
 
 // pair p of two bounds of clumps with fields (grn_cem.h): the contact from their fields, its
-// force over the substep as the impulse on the solving grain (cp_imp) at the contact point, which
-// cp_mom keeps from that grain's centre [m] (grn_dem_cem_lever); the tangential spring advanced.
-// no rolling or torsional springs: clumps resist rolling by their shape
+// force over the substep as the impulse on the solving grain (cp_imp) and the angular impulse
+// about that grain's centre (cp_mom: the force's at the contact point plus the torsional
+// spring's), the springs advanced. no rolling spring: clumps resist rolling by their shape. a
+// torsional one (torsional_friction times the pair's effective radius, as for spheres): one
+// contact point stands for a patch that resists turning about its normal, which the field
+// cannot see, and without it nothing stops a grain spinning on another's face
 GRN_HD void grn_dem_cem_pair(const grnData* d, const grnConsts* c, int p) {
   size_t q = (size_t)p;
   int i = d->cp_grain[p], j = d->cp_partner[p];
@@ -133,23 +136,26 @@ GRN_HD void grn_dem_cem_pair(const grnData* d, const grnConsts* c, int p) {
   grnVec3 u = grn_sub(grn_add(grn_load3(d->vel + 3 * i), grn_cross(wi, ri)),
                       grn_add(grn_load3(d->vel + 3 * j), grn_cross(wj, rj)));
   float ai = grn_cem_type(d->cem, ti)[7], aj = grn_cem_type(d->cem, tj)[7];
+  float reff = ai * aj / (ai + aj);
   float meff = 1.0f / (grn_inv_mass(d, i) + grn_inv_mass(d, j));
-  grnVec3 shear = grn_load3(d->pair_lin + 3 * slot), spring = grn_v3(0, 0, 0);
+  grnVec3 shear = grn_load3(d->pair_lin + 3 * slot), spring = grn_load3(d->pair_rot + 3 * slot);
   grnVec3 f, m;
-  grn_dem_contact(c, cc.depth, cc.n, u, grn_sub(wi, wj), ai * aj / (ai + aj), meff, c->dem.estar,
-                  c->dem.gstar, c->friction, 0.0f, 0.0f, &shear, &spring, &f, &m);
+  grn_dem_contact(c, cc.depth, cc.n, u, grn_sub(wi, wj), reff, meff, c->dem.estar, c->dem.gstar,
+                  c->friction, 0.0f, c->torsional * reff, &shear, &spring, &f, &m);
   grn_store3(d->pair_lin + 3 * slot, shear);
   grn_store3(d->pair_rot + 3 * slot, spring);
   grn_store3(d->cp_normal + 3 * q, cc.n);
   d->cp_arm[2 * q] = d->cp_arm[2 * q + 1] = 0;
-  grn_store3(d->cp_imp + 3 * q, grn_scale(f, c->dt));
-  grn_store3(d->cp_mom + 3 * q, ri);
+  grnVec3 imp = grn_scale(f, c->dt);
+  grn_store3(d->cp_imp + 3 * q, imp);
+  grn_store3(d->cp_mom + 3 * q, grn_add(grn_cross(ri, imp), grn_scale(m, c->dt)));
 }
 
-// the contact point of field pair p from grain i's centre (i either grain of the pair) [m]
-GRN_HD grnVec3 grn_dem_cem_lever(const grnData* d, int p, int i) {
+// the angular impulse of field pair p about the centre of grain i (either grain of the pair),
+// from the slot's view v: the solving grain's about its own centre, moved to grain i's
+GRN_HD grnVec3 grn_dem_cem_angular(const grnData* d, int p, int i, const grnSlotView* v) {
   grnVec3 solver = grn_load3(d->pos + 3 * (size_t)d->cp_grain[p]);
-  return grn_add(grn_load3(d->cp_mom + 3 * (size_t)p), grn_sub(solver, grn_load3(d->pos + 3 * i)));
+  return grn_add(v->mom, grn_cross(grn_sub(solver, grn_load3(d->pos + 3 * i)), v->imp));
 }
 
 // grain i's contact with grain j in its slot `slot`, from grain i's side: the pair's frame
@@ -279,7 +285,7 @@ GRN_HD void grn_dem_pair_sums_grain(const grnData* d, const grnConsts* c, int i)
     }
     imp = grn_add(imp, v.imp);
     if (bound) {
-      torque = grn_add(torque, grn_cross(grn_dem_cem_lever(d, p, i), v.imp));
+      torque = grn_add(torque, grn_dem_cem_angular(d, p, i, &v));
     } else {
       torque = grn_add(torque, grn_add(grn_contact_torque(v.n, v.arm, v.imp), v.mom));
     }

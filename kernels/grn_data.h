@@ -163,7 +163,8 @@ typedef enum grnArrayUnit_ {
   X(float, cp_mass, 4, grnUNIT_PAIR, "pj: grnPjMass; pbd: damping, displacement per impulse") \
   X(float, cp_reff, 1, grnUNIT_PAIR, "effective rolling radius r_i r_j / (r_i + r_j) [m]")     \
   X(float, cp_imp, 3, grnUNIT_PAIR, "impulse on the grain (pj: so far; pbd: its change) [N s]") \
-  X(float, cp_mom, 3, grnUNIT_PAIR, "its rolling, torsional angular impulse; pbd: tangential")  \
+  X(float, cp_mom, 3, grnUNIT_PAIR,                                                             \
+    "its rolling, torsional angular impulse; fields: all of it about the grain; pbd: tangential") \
   X(float, cp_bias, 1, grnUNIT_PAIR, "accumulated baumgarte impulse [N s]; pbd: 1 if touching")
 
 #define GRN_DECLARE_ARRAY(type, name, width, unit, what) type* name;
