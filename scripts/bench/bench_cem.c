@@ -7,13 +7,9 @@
 // of the second grain within the pair's length scale of the first. the clumps: n spheres of
 // radius 0.3 L at random places within 0.2 L of their centre, the same poses. one thread.
 // --cube HALF: the first pair is a cube of half side HALF [m] with itself (its mesh frame the
-// cube's, axis-aligned about its centre): its contacts on resting configurations against the
-// exact ones, as grn_cem_contact gives them. face on face: the second cube on each face of the
-// first, shifted across it by (0, 0), (0.3, 0) and (0.2, -0.4) half sides, turned about the
-// normal by 0, 20 and 45 degrees, touching or overlapping by 2% of a side (the normal the face's,
-// the depth the overlap); corner on face: the corner (1, 1, 1) turned straight down onto the top
-// face at three places, spun by 0 and 30 degrees, touching or overlapping by 2% (the normal the
-// face's, the point the corner). errors in degrees and in units of the equal-volume radius.
+// cube's, axis-aligned about its centre): its contacts as grn_cem_contact gives them on the
+// resting configurations of tests/kernels/cube_rest.h (face on face, corner on face) against the
+// exact ones. errors in degrees and in units of the equal-volume radius.
 #define _DEFAULT_SOURCE  // clock_gettime, M_PI
 #include <math.h>
 #include <stdio.h>
@@ -22,6 +18,7 @@
 #include <time.h>
 
 #include "cem_file.h"
+#include "cube_rest.h"
 #include "grn_cem.h"
 
 static double now(void) {
@@ -42,18 +39,6 @@ static grnQuat random_turn(unsigned long long* s) {
   grnQuat q = grn_quat((float)uniform(s), (float)uniform(s), (float)uniform(s),
                        (float)uniform(s));
   return grn_quat_normalize(q);
-}
-
-// a turn by angle about a unit axis, and the turn that takes unit u onto unit v
-static grnQuat turn(grnVec3 axis, double angle) {
-  float s = (float)sin(angle / 2);
-  return grn_quat((float)cos(angle / 2), axis.x * s, axis.y * s, axis.z * s);
-}
-static grnQuat turn_onto(grnVec3 u, grnVec3 v) {
-  grnVec3 c = grn_cross(u, v);
-  float s = grn_norm(c);
-  if (s < 1e-7f) return grn_dot(u, v) > 0 ? grn_quat(1, 0, 0, 0) : turn(grn_v3(1, 0, 0), M_PI);
-  return turn(grn_scale(c, 1 / s), atan2(s, grn_dot(u, v)));
 }
 
 // errors of one kind of configuration: sums and largest
@@ -84,36 +69,10 @@ static void add_error(Errors* e, const float* fields, grnVec3 xb, grnQuat qb, gr
 static void cube_contacts(const float* fields, double h) {
   double radius = 2 * h * cbrt(3 / (4 * M_PI));
   Errors face = {0}, corner = {0};
-  const grnVec3 faces[6] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
-  const double shifts[3][2] = {{0, 0}, {0.3, 0}, {0.2, -0.4}}, thetas[3] = {0, 20, 45};
-  for (int f = 0; f < 6; f++) {
-    grnQuat g = turn_onto(grn_v3(0, 0, 1), faces[f]);
-    for (int s = 0; s < 3; s++) {
-      for (int k = 0; k < 3; k++) {
-        for (int o = 0; o < 2; o++) {
-          double d = o * 0.02 * 2 * h;
-          grnVec3 local = grn_v3((float)(shifts[s][0] * h), (float)(shifts[s][1] * h),
-                                 (float)(2 * h - d));
-          grnQuat q = grn_quat_mul(g, turn(grn_v3(0, 0, 1), thetas[k] * M_PI / 180));
-          add_error(&face, fields, grn_quat_rotate(g, local), q, faces[f], d, NULL, radius);
-        }
-      }
-    }
-  }
-  float s3 = sqrtf(3.0f);
-  grnQuat down = turn_onto(grn_v3(1 / s3, 1 / s3, 1 / s3), grn_v3(0, 0, -1));
-  const double places[3][2] = {{0, 0}, {0.5, -0.3}, {-0.6, 0.6}}, spins[2] = {0, 30};
-  for (int p = 0; p < 3; p++) {
-    for (int k = 0; k < 2; k++) {
-      for (int o = 0; o < 2; o++) {
-        double d = o * 0.02 * 2 * h;
-        grnQuat q = grn_quat_mul(turn(grn_v3(0, 0, 1), spins[k] * M_PI / 180), down);
-        grnVec3 x = grn_v3((float)(places[p][0] * h), (float)(places[p][1] * h),
-                           (float)(h + s3 * h - d));
-        grnVec3 at = grn_v3(x.x, x.y, (float)(h - d / 2));
-        add_error(&corner, fields, x, q, grn_v3(0, 0, 1), d, &at, radius);
-      }
-    }
+  for (int k = 0; k < CUBE_REST_COUNT; k++) {
+    CubeRest rest = cube_rest(h, k);
+    add_error(rest.corner ? &corner : &face, fields, rest.x, rest.q, rest.normal, rest.depth,
+              rest.corner ? &rest.point : NULL, radius);
   }
   printf("cube of half side %g m, r_eq %.4g m: exact contacts against the fields'\n", h, radius);
   printf("| configurations | count | normal, mean / max [deg] | depth, mean / max [r_eq] | "

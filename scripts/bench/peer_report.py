@@ -24,6 +24,16 @@ def fit_slope(x, y):
   return float(k), float(c)
 
 
+def _save(fig, out, name, made):
+  """lays the figure out, writes it to out/name, closes it and records the file in made."""
+  import matplotlib.pyplot as plt
+  fig.tight_layout()
+  path = os.path.join(out, name)
+  fig.savefig(path, dpi=120)
+  plt.close(fig)
+  made.append(path)
+
+
 def plots(res, out):
   import matplotlib
   matplotlib.use("Agg")
@@ -52,11 +62,7 @@ def plots(res, out):
     ax.set_ylabel("wall time per simulated second [s]  (lower is better)")
     ax.set_title("settling scene, %d threads each, CPU" % settle[0]["threads"])
     ax.legend()
-    fig.tight_layout()
-    path = os.path.join(out, "peers.png")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    made.append(path)
+    _save(fig, out, "peers.png", made)
   scal = [r for r in res["scaling"] if not r.get("failed")]
   if len(scal) >= 2:
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
@@ -76,11 +82,7 @@ def plots(res, out):
     ax.set_title("mjgranular CPU, %d threads" % scal[0]["threads"])
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    path = os.path.join(out, "scaling_grains.png")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    made.append(path)
+    _save(fig, out, "scaling_grains.png", made)
   bod = res["bodies"]
   if len(bod) >= 2:
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
@@ -90,11 +92,7 @@ def plots(res, out):
     ax.set_title("mjgranular CPU, %d grains, %d threads" % (bod[0]["grains"], bod[0]["threads"]))
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
-    fig.tight_layout()
-    path = os.path.join(out, "scaling_bodies.png")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    made.append(path)
+    _save(fig, out, "scaling_bodies.png", made)
   hs = res["hash"]
   if hs:
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
@@ -109,11 +107,7 @@ def plots(res, out):
     ax.set_ylim(bottom=0)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    path = os.path.join(out, "hash_size.png")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    made.append(path)
+    _save(fig, out, "hash_size.png", made)
   return made
 
 

@@ -306,6 +306,15 @@ class PairGeometry:
         of sB, so the gradients at NORMAL_PROBES points around x stand for both subdifferentials
         and the minimum-norm point of their hull gives lambda a and (1 - lambda) b. (Any plane
         through x leaves probes on both sides.)"""
+        n = ga - gb
+        # opposed gradients at x itself are the normal: probes beside a crease that x is not on
+        # would only add other pairs that cancel, so only the other rows are probed
+        probe = np.linalg.norm(ga + gb, axis=1) >= NORMAL_OPPOSED
+        n[probe] = self._probed_normal(x[probe], t[probe], R[probe], ga[probe], gb[probe])
+        return n / np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-300)
+
+    def _probed_normal(self, x, t, R, ga, gb):
+        """The normal's direction (not unit) from the gradients at x and at the probes around x."""
         grads_a, grads_b = [ga], [gb]
         for offset in NORMAL_PROBES * (NORMAL_PROBE_LENGTH * self.L):
             _, _, pa, pb = self._surface_terms(x + offset, t, R)
@@ -314,12 +323,8 @@ class PairGeometry:
         grads = np.stack(grads_a + grads_b, axis=1)
         weights = _min_norm_weights(grads)
         share_a = len(grads_a)
-        n = (np.einsum("ck,cki->ci", weights[:, :share_a], grads[:, :share_a])
-             - np.einsum("ck,cki->ci", weights[:, share_a:], grads[:, share_a:]))
-        # opposed gradients at x itself are the normal: probes beside a crease that x is not on
-        # would only add other pairs that cancel
-        n = np.where(np.linalg.norm(ga + gb, axis=1, keepdims=True) < NORMAL_OPPOSED, ga - gb, n)
-        return n / np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-300)
+        return (np.einsum("ck,cki->ci", weights[:, :share_a], grads[:, :share_a])
+                - np.einsum("ck,cki->ci", weights[:, share_a:], grads[:, share_a:]))
 
     def label(self, t, R, starts=None):
         """Labels by the sampling rule: the two grid starts (grid_starts' first two results,
@@ -460,11 +465,14 @@ def fit(meshes, samples, hidden, epochs, seed, cells=12, log=print):
             geom = PairGeometry(meshes[a], meshes[b], cells)
             t, R, labels = sample_pair(geom, samples, rng)
             labelled = time.perf_counter()
-            (distance, arm), (loss_d, loss_a) = fit_pair(geom, t, R, labels, hidden, epochs, rng)
+            (distance, arm), (_, loss_a) = fit_pair(geom, t, R, labels, hidden, epochs, rng)
             pairs[(a, b)] = PairField(a, b, geom.L, distance, arm)
+            # the distance net's loss also holds its slopes' error: phi's alone, as stored
+            distance_mse = cem_net.mse(distance, encode(t, R, geom.L),
+                                       labels["phi"][:, None] / geom.L)
             log(f"pair {meshes[a].name}-{meshes[b].name}: {samples} samples labelled in "
                 f"{labelled - start:.1f} s, trained in {time.perf_counter() - labelled:.1f} s; "
-                f"rms error / L: distance {np.sqrt(loss_d[-1]):.2e}, "
+                f"rms error / L: distance {np.sqrt(distance_mse):.2e}, "
                 f"arms {np.sqrt(loss_a[-1]):.2e}")
     return Fields(types, pairs)
 

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "cem_file.h"
+#include "cube_rest.h"
 #include "grn_cem.h"
 #include "grn_test_util.h"
 
@@ -189,65 +190,29 @@ TEST(CemCube, SolverContactIsTheFieldsDefinition) {
   grn_cem_file_free(&f);
 }
 
-// the configurations two cubes rest in, as the solver sees them through the fitted fields,
-// against the cubes' exact contact (the agreement of the shape models on resting
-// configurations: normal within 5 degrees, depth within 10% of a radius). face on face: b on each
-// face of a, shifted across it by (0, 0), (0.3, 0) and (0.2, -0.4) half sides, turned about the
-// normal by 0, 20 and 45 degrees; corner on face: b's corner (1, 1, 1) straight down onto a's top
-// at three places, spun by 0 and 30 degrees. each touching, and overlapping by 2% of a side.
+// the configurations two cubes rest in (cube_rest.h), as the solver sees them through the fitted
+// fields, against the cubes' exact contact (the agreement of the shape models on resting
+// configurations: normal within 5 degrees, depth within 10% of a radius).
 // scripts/bench/README.md, "Resting configurations", has the same set's means and largest errors.
 TEST(CemCube, RestingContactsAreTheCubesOwn) {
   grnCemFile f;
   std::vector<float> fields;
   ReadCube(&f, &fields);
   const double half = 0.005, radius = 2 * half * std::cbrt(3 / (4 * grn_test::kPi));
-  const double deg = grn_test::kPi / 180;
-  auto check = [&](Vec x, const Mat& r, Vec normal, double depth, const std::string& what) {
+  for (int k = 0; k < CUBE_REST_COUNT; k++) {
+    CubeRest rest = cube_rest(half, k);
     grnCemContact c = grn_cem_contact(fields.data(), 0, grn_v3(0, 0, 0), grn_quat(1, 0, 0, 0),
-                                      0, grn_v3((float)x[0], (float)x[1], (float)x[2]),
-                                      Quaternion(r));
+                                      0, rest.x, rest.q);
     Vec toward_b = {-c.n.x, -c.n.y, -c.n.z};  // the solver's normal points toward the asker, a
-    EXPECT_GT(Dot(toward_b, normal), std::cos(5 * deg)) << what;
-    EXPECT_NEAR(c.depth, depth, 0.1 * radius) << what;
-  };
-  const Vec faces[6] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
-  const double shifts[3][2] = {{0, 0}, {0.3, 0}, {0.2, -0.4}}, spins[3] = {0, 20, 45};
-  for (const Vec& face : faces) {
-    // the turn taking +z onto the face's normal
-    Vec axis = Cross({0, 0, 1}, face);
-    double s = std::sqrt(Dot(axis, axis));
-    Mat onto = Rotation(s > 0 ? Scale(axis, std::atan2(s, face[2]) / s)
-                              : Vec{face[2] > 0 ? 0.0 : grn_test::kPi, 0, 0});
-    for (const auto& shift : shifts) {
-      for (double spin : spins) {
-        for (double depth : {0.0, 0.04 * half}) {
-          Vec local = {shift[0] * half, shift[1] * half, 2 * half - depth};
-          Vec x = {Dot({onto[0][0], onto[0][1], onto[0][2]}, local),
-                   Dot({onto[1][0], onto[1][1], onto[1][2]}, local),
-                   Dot({onto[2][0], onto[2][1], onto[2][2]}, local)};
-          check(x, Mul(onto, Rotation({0, 0, spin * deg})), face, depth,
-                "face on face (" + std::to_string(face[0]) + ", " + std::to_string(face[1]) +
-                    ", " + std::to_string(face[2]) + "), shift " + std::to_string(shift[0]) +
-                    " " + std::to_string(shift[1]) + ", spin " + std::to_string(spin) +
-                    ", depth " + std::to_string(depth));
-        }
-      }
-    }
-  }
-  // the turn taking the diagonal (1, 1, 1) onto -z: about (1, 1, 1) x -z
-  const double diagonal = std::sqrt(3.0);
-  Vec axis = {-1 / std::sqrt(2.0), 1 / std::sqrt(2.0), 0};
-  Mat down = Rotation(Scale(axis, std::acos(-1 / diagonal)));
-  const double places[3][2] = {{0, 0}, {0.5, -0.3}, {-0.6, 0.6}};
-  for (const auto& place : places) {
-    for (double spin : {0.0, 30.0}) {
-      for (double depth : {0.0, 0.04 * half}) {
-        Vec x = {place[0] * half, place[1] * half, half + diagonal * half - depth};
-        check(x, Mul(Rotation({0, 0, spin * deg}), down), {0, 0, 1}, depth,
-              "corner on face at " + std::to_string(place[0]) + " " + std::to_string(place[1]) +
-                  ", spin " + std::to_string(spin) + ", depth " + std::to_string(depth));
-      }
-    }
+    Vec normal = {rest.normal.x, rest.normal.y, rest.normal.z};
+    std::string what = std::string(rest.corner ? "corner on face" : "face on face") +
+                       " normal (" + std::to_string(normal[0]) + ", " +
+                       std::to_string(normal[1]) + ", " + std::to_string(normal[2]) + ") at " +
+                       std::to_string(rest.across[0]) + " " + std::to_string(rest.across[1]) +
+                       ", spin " + std::to_string(rest.spin) + ", depth " +
+                       std::to_string(rest.depth);
+    EXPECT_GT(Dot(toward_b, normal), std::cos(5 * grn_test::kPi / 180)) << what;
+    EXPECT_NEAR(c.depth, rest.depth, 0.1 * radius) << what;
   }
   grn_cem_file_free(&f);
 }
