@@ -53,12 +53,11 @@ static int take_floats(Reader* r, float* out, size_t n) {
   return 0;
 }
 
-// the floats of net in the field array, as the solver counts them (grn_cem_net_floats)
-static int net_floats(const grnCemNet* net) {
-  float head[2 + GRN_CEM_MAX_LAYERS];  // its layer count and widths
-  head[0] = (float)net->nlayer;
-  for (int l = 0; l <= net->nlayer; l++) head[1 + l] = (float)net->width[l];
-  return grn_cem_net_floats(head);
+// the numbers of net in the file: per layer its weights and biases
+static int net_numbers(const grnCemNet* net) {
+  int count = 0;
+  for (int l = 0; l < net->nlayer; l++) count += net->width[l + 1] * (net->width[l] + 1);
+  return count;
 }
 
 // a net with in inputs and out outputs
@@ -72,7 +71,7 @@ static int take_net(Reader* r, int in, int out, grnCemNet* net) {
   if (net->width[0] != in || net->width[net->nlayer] != out) {
     return fail(r, "a net's inputs or outputs are not those of its field");
   }
-  net->nnumber = net_floats(net) - (2 + net->nlayer);  // all but the layer count and widths
+  net->nnumber = net_numbers(net);
   net->numbers = (float*)malloc((size_t)net->nnumber * sizeof(float));
   if (!net->numbers) return fail(r, "out of memory");
   return take_floats(r, net->numbers, (size_t)net->nnumber);
@@ -158,14 +157,27 @@ void grn_cem_file_free(grnCemFile* f) {
   memset(f, 0, sizeof(*f));
 }
 
-// net into out from at (NULL: only counted); the floats after it
-static long long pack_net(const grnCemNet* net, float* out, long long at) {
+long long grn_cem_pack_net(const grnCemNet* net, float* out, long long at) {
+  long long next = at + 2 + net->nlayer;
   if (out) {
     out[at] = (float)net->nlayer;
     for (int l = 0; l <= net->nlayer; l++) out[at + 1 + l] = (float)net->width[l];
-    memcpy(out + at + 2 + net->nlayer, net->numbers, (size_t)net->nnumber * sizeof(float));
   }
-  return at + 2 + net->nlayer + net->nnumber;
+  const float* layer = net->numbers;
+  for (int l = 0; l < net->nlayer; l++) {
+    int in = net->width[l], n_out = net->width[l + 1];
+    if (out) {
+      float* w = out + next;
+      memcpy(w, layer, (size_t)(n_out * in) * sizeof(float));
+      for (int o = 0; o < n_out; o++) {
+        for (int k = 0; k < in; k++) w[n_out * in + k * n_out + o] = layer[o * in + k];
+      }
+      memcpy(w + 2 * n_out * in, layer + n_out * in, (size_t)n_out * sizeof(float));
+    }
+    next += 2 * n_out * in + n_out;
+    layer += n_out * in + n_out;
+  }
+  return next;
 }
 
 // the file's pair of its types a and b (either order), -1 when it has none
@@ -202,8 +214,8 @@ long long grn_cem_pack(const grnCemFile* f, int ntype, const int* file_type,
           // the solver type whose mesh frame the nets read: the file's first type's
           out[at + 1] = (float)(file_type[a] == q->a ? a : b);
         }
-        at = pack_net(&q->distance, out, at + 2);
-        at = pack_net(&q->arm, out, at);
+        at = grn_cem_pack_net(&q->distance, out, at + 2);
+        at = grn_cem_pack_net(&q->arm, out, at);
       }
       if (out) out[table + a * ntype + b] = out[table + b * ntype + a] = (float)offset;
     }

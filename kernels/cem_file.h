@@ -67,6 +67,10 @@ typedef struct grnCemFrame_ {
 long long grn_cem_pack(const grnCemFile* file, int ntype, const int* file_type,
                        const grnCemFrame* frame, float* out);
 
+// One net as the field array lays it out (grn_cem.h), written into out from offset at (out NULL:
+// only counted); the offset past it.
+long long grn_cem_pack_net(const grnCemNet* net, float* out, long long at);
+
 #ifdef __cplusplus
 }
 #endif

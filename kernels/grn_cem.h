@@ -21,7 +21,9 @@
 //   a pair record: L (the pair's length scale [m]), the type whose mesh frame the nets' inputs
 //     are in (a or b; the other is the second), the distance net, the arm net
 //   a net: its affine layers, their widths (layers + 1 numbers), then per layer its weights (out
-//     x in, row-major) and biases (out); silu between layers, none after the last
+//     x in, row-major), the same transposed (in x out) and biases (out); silu between layers, none
+//     after the last. the forward pass runs down the transposed columns and the backward pass
+//     along the rows, so both add one input's share to every output at once (vector lanes)
 // a net's input is (t / L, R e_x, R e_y, R^T t / L): the second type's mesh-frame origin t and
 // rotation R in the first's mesh frame, and t in the second's (which a net would otherwise have
 // to form from products of its inputs); the distance net gives phi / L, phi the seed's signed
@@ -52,12 +54,12 @@ GRN_HD int grn_cem_pair_offset(const float* f, int a, int b) {
   return grn_cem_int(f, 1 + GRN_CEM_TYPE_FLOATS * nt + a * nt + b);
 }
 
-// floats of the net at net (layer count, widths, weights and biases)
+// floats of the net at net (layer count, widths, weights twice and biases)
 GRN_HD int grn_cem_net_floats(const float* net) {
   int nl = grn_cem_int(net, 0), count = 2 + nl;
   for (int l = 0; l < nl; l++) {
     int in = grn_cem_int(net, 1 + l), out = grn_cem_int(net, 2 + l);
-    count += out * in + out;
+    count += 2 * out * in + out;
   }
   return count;
 }
@@ -79,19 +81,23 @@ GRN_HD void grn_cem_net_eval(const float* net, const float* x, float* out, float
   const float* p = net + 2 + nl;
   for (int l = 0; l < nl; l++) {
     int in = grn_cem_int(net, 1 + l), n_out = grn_cem_int(net, 2 + l);
-    const float* bias = p + n_out * in;
+    const float* wt = p + n_out * in;   // the weights transposed
+    const float* bias = wt + n_out * in;
     w[l] = p;
     const float* src = a[l & 1];
     float* dst = a[(l + 1) & 1];
+    float* zl = z[l];
+    for (int o = 0; o < n_out; o++) zl[o] = bias[o];
+    for (int k = 0; k < in; k++) {
+      float ak = src[k];
+      for (int o = 0; o < n_out; o++) zl[o] += wt[k * n_out + o] * ak;
+    }
     for (int o = 0; o < n_out; o++) {
-      float s = bias[o];
-      for (int k = 0; k < in; k++) s += p[o * in + k] * src[k];
-      z[l][o] = s;
       if (l + 1 < nl) {
-        sg[l][o] = grn_cem_sigmoid(s);
-        dst[o] = s * sg[l][o];
+        sg[l][o] = grn_cem_sigmoid(zl[o]);
+        dst[o] = zl[o] * sg[l][o];
       } else {
-        dst[o] = s;
+        dst[o] = zl[o];
       }
     }
     p = bias + n_out;
@@ -111,10 +117,10 @@ GRN_HD void grn_cem_net_eval(const float* net, const float* x, float* out, float
       float slope = l + 1 < nl ? sg[l][o] * (1.0f + z[l][o] * (1.0f - sg[l][o])) : 1.0f;
       dz[o] = gout[o] * slope;
     }
-    for (int k = 0; k < in; k++) {
-      float s = 0;
-      for (int o = 0; o < n_out; o++) s += w[l][o * in + k] * dz[o];
-      gin[k] = s;
+    for (int k = 0; k < in; k++) gin[k] = 0;
+    for (int o = 0; o < n_out; o++) {
+      float d = dz[o];
+      for (int k = 0; k < in; k++) gin[k] += w[l][o * in + k] * d;
     }
   }
   for (int k = 0; k < in0; k++) grad[k] = g[nl & 1][k];

@@ -36,9 +36,13 @@ struct Net {
   }
   // as the field array lays a net out
   std::vector<float> Packed() const {
-    std::vector<float> out = {(float)(width.size() - 1)};
-    for (int w : width) out.push_back((float)w);
-    out.insert(out.end(), numbers.begin(), numbers.end());
+    grnCemNet net = {};
+    net.nlayer = (int)width.size() - 1;
+    for (size_t l = 0; l < width.size(); l++) net.width[l] = width[l];
+    net.numbers = const_cast<float*>(numbers.data());
+    net.nnumber = (int)numbers.size();
+    std::vector<float> out((size_t)grn_cem_pack_net(&net, nullptr, 0));
+    grn_cem_pack_net(&net, out.data(), 0);
     return out;
   }
 };
