@@ -68,9 +68,10 @@ GRN_HD int grn_cem_net_floats(const float* net) {
 GRN_HD float grn_cem_sigmoid(float z) { return 1.0f / (1.0f + expf(-z)); }
 
 // the net at net on input x (its width[0] numbers) into out (width[last] numbers); with grad,
-// the gradient of out[0] in x into grad (width[0] numbers): the hidden layers' inputs are kept
-// for the backward pass
-GRN_HD void grn_cem_net_eval(const float* net, const float* x, float* out, float* grad) {
+// when out[0] < grad_below, the gradient of out[0] in x into grad (width[0] numbers): the hidden
+// layers' inputs are kept for the backward pass. 1 when it wrote the gradient
+GRN_HD int grn_cem_net_eval(const float* net, const float* x, float* out, float* grad,
+                            float grad_below) {
   int nl = grn_cem_int(net, 0);
   float z[GRN_CEM_MAX_LAYERS][GRN_CEM_MAX_WIDTH];   // each layer's affine output
   float sg[GRN_CEM_MAX_LAYERS][GRN_CEM_MAX_WIDTH];  // its sigmoid (hidden layers)
@@ -104,7 +105,7 @@ GRN_HD void grn_cem_net_eval(const float* net, const float* x, float* out, float
   }
   int last = grn_cem_int(net, 1 + nl);
   for (int o = 0; o < last; o++) out[o] = a[nl & 1][o];
-  if (!grad) return;
+  if (!grad || !(out[0] < grad_below)) return 0;
   // backward from out[0]: g holds d out[0] / d (layer l's output)
   float g[2][GRN_CEM_MAX_WIDTH];
   g[0][0] = 1.0f;
@@ -124,6 +125,7 @@ GRN_HD void grn_cem_net_eval(const float* net, const float* x, float* out, float
     }
   }
   for (int k = 0; k < in0; k++) grad[k] = g[nl & 1][k];
+  return 1;
 }
 
 // a field contact: the normal from the second grain toward the first, the overlap depth and the
@@ -144,9 +146,12 @@ GRN_HD void grn_cem_mesh_frame(const float* ty, grnVec3 x, grnQuat q, grnQuat* q
 
 // the contact of a grain of type a (body frame at xa, qa) with one of type b (xb, qb) from the
 // fields f of the pair (record at offset rec, its nets' inputs in a's mesh frame): the normal
-// from b toward a
+// from b toward a. touching_only: a pair apart gets its depth (<= 0) alone, the normal along the
+// line of the mesh origins and the point halfway (neither net's slope nor the arm net evaluated:
+// the solver needs no more of a pair that does not touch)
 GRN_HD grnCemContact grn_cem_contact_ordered(const float* f, int a, int b, int rec, grnVec3 xa,
-                                             grnQuat qa, grnVec3 xb, grnQuat qb) {
+                                             grnQuat qa, grnVec3 xb, grnQuat qb,
+                                             int touching_only) {
   grnQuat qma, qmb;
   grnVec3 oa, ob;
   grn_cem_mesh_frame(grn_cem_type(f, a), xa, qa, &qma, &oa);
@@ -162,8 +167,17 @@ GRN_HD grnCemContact grn_cem_contact_ordered(const float* f, int a, int b, int r
   const float* dist_net = r + 2;
   const float* arm_net = dist_net + grn_cem_net_floats(dist_net);
   float y, gy[GRN_CEM_INPUTS], arm[2];
-  grn_cem_net_eval(dist_net, x, &y, gy);
-  grn_cem_net_eval(arm_net, x, arm, NULL);
+  int sloped = grn_cem_net_eval(dist_net, x, &y, gy, touching_only ? 0.0f : INFINITY);
+  float tlen = grn_norm(t);
+  grnVec3 along_t = tlen > 0 ? grn_scale(t, 1.0f / tlen) : grn_v3(0, 0, 1);
+  grnCemContact c;
+  c.depth = -len * y;
+  if (!sloped) {
+    c.n = grn_scale(grn_quat_rotate(qma, along_t), -1.0f);
+    c.point = grn_add(oa, grn_quat_rotate(qma, grn_scale(t, 0.5f)));
+    return c;
+  }
+  grn_cem_net_eval(arm_net, x, arm, NULL, 0.0f);
   // d phi / d t = d y / d (t / L) + R d y / d (R^T t / L); d phi / d column = L d y / d column;
   // rotating b about its mesh origin by omega changes phi by omega . sum (column x d phi /
   // d column) = (p - t) x n, where (R^T t)_k = column_k . t turns by omega . (column_k x t)
@@ -172,9 +186,7 @@ GRN_HD grnCemContact grn_cem_contact_ordered(const float* f, int a, int b, int r
   grnVec3 g = grn_add(grn_v3(gy[0], gy[1], gy[2]), through_b);
   float glen = grn_norm(g);
   // no gradient (far outside the training band): along the line of the origins
-  float tlen = grn_norm(t);
-  grnVec3 n = glen > 0 ? grn_scale(g, 1.0f / glen)
-                       : tlen > 0 ? grn_scale(t, 1.0f / tlen) : grn_v3(0, 0, 1);
+  grnVec3 n = glen > 0 ? grn_scale(g, 1.0f / glen) : along_t;
   grnVec3 m = grn_add(grn_cross(cx, grn_v3(gy[3], gy[4], gy[5])),
                       grn_cross(cy, grn_v3(gy[6], gy[7], gy[8])));
   m = grn_add(grn_scale(m, len), grn_cross(through_b, t));
@@ -184,22 +196,21 @@ GRN_HD grnCemContact grn_cem_contact_ordered(const float* f, int a, int b, int r
   grnVec3 p = grn_add(t, grn_cross(n, m));
   float along = 0.5f * (len * arm[0] + grn_dot(t, n) + len * arm[1]);
   p = grn_add(grn_sub(p, grn_scale(n, grn_dot(p, n))), grn_scale(n, along));
-  grnCemContact c;
   c.n = grn_scale(grn_quat_rotate(qma, n), -1.0f);   // the field's normal runs from a toward b
-  c.depth = -len * y;
   c.point = grn_add(oa, grn_quat_rotate(qma, p));
   return c;
 }
 
 // the contact of grain i (type ti, body frame at xi, qi) with grain j (tj, xj, qj): the normal
-// toward i. the pair's nets take their first type's grain first (grain i for a pair of one type)
+// toward i (touching_only as grn_cem_contact_ordered). the pair's nets take their first type's
+// grain first (grain i for a pair of one type)
 GRN_HD grnCemContact grn_cem_contact(const float* f, int ti, grnVec3 xi, grnQuat qi, int tj,
-                                     grnVec3 xj, grnQuat qj) {
+                                     grnVec3 xj, grnQuat qj, int touching_only) {
   int rec = grn_cem_pair_offset(f, ti, tj);
   if (grn_cem_int(f, rec + 1) == ti) {
-    return grn_cem_contact_ordered(f, ti, tj, rec, xi, qi, xj, qj);
+    return grn_cem_contact_ordered(f, ti, tj, rec, xi, qi, xj, qj, touching_only);
   }
-  grnCemContact c = grn_cem_contact_ordered(f, tj, ti, rec, xj, qj, xi, qi);
+  grnCemContact c = grn_cem_contact_ordered(f, tj, ti, rec, xj, qj, xi, qi, touching_only);
   c.n = grn_scale(c.n, -1.0f);
   return c;
 }

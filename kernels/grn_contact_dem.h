@@ -130,7 +130,7 @@ GRN_HD void grn_dem_cem_pair(const grnData* d, const grnConsts* c, int p) {
   int ti = d->clump_type[d->elem_clump[i]], tj = d->clump_type[d->elem_clump[j]];
   grnVec3 xi = grn_load3(d->pos + 3 * i), xj = grn_load3(d->pos + 3 * j);
   grnCemContact cc = grn_cem_contact(d->cem, ti, xi, grn_load_quat(d->orient + 4 * i), tj, xj,
-                                     grn_load_quat(d->orient + 4 * j));
+                                     grn_load_quat(d->orient + 4 * j), 1);
   grnVec3 ri = grn_sub(cc.point, xi), rj = grn_sub(cc.point, xj);
   grnVec3 wi = grn_load3(d->angvel + 3 * i), wj = grn_load3(d->angvel + 3 * j);
   grnVec3 u = grn_sub(grn_add(grn_load3(d->vel + 3 * i), grn_cross(wi, ri)),

@@ -49,7 +49,7 @@ typedef struct Errors_ {
 
 static void add_error(Errors* e, const float* fields, grnVec3 xb, grnQuat qb, grnVec3 normal,
                       double depth, const grnVec3* at, double radius) {
-  grnCemContact c = grn_cem_contact(fields, 0, grn_v3(0, 0, 0), grn_quat(1, 0, 0, 0), 0, xb, qb);
+  grnCemContact c = grn_cem_contact(fields, 0, grn_v3(0, 0, 0), grn_quat(1, 0, 0, 0), 0, xb, qb, 0);
   double cosine = -grn_dot(c.n, normal);
   double angle = acos(cosine > 1 ? 1 : cosine < -1 ? -1 : cosine) * 180 / M_PI;
   double dd = fabs(c.depth - depth) / radius;
@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
   double sum = 0, t0 = now();
   for (int k = 0; k < npair; k++) {
     grnCemContact c = grn_cem_contact(fields, 0, grn_v3(0, 0, 0), grn_quat(1, 0, 0, 0),
-                                      ntype - 1, x[k], q[k]);
+                                      ntype - 1, x[k], q[k], 0);
     sum += c.depth;
   }
   double cem_ns = 1e9 * (now() - t0) / npair;

@@ -66,7 +66,7 @@ TEST(Cem, NetGradientMatchesCentralDifferences) {
   for (int trial = 0; trial < 20; trial++) {
     float x[GRN_CEM_INPUTS], grad[GRN_CEM_INPUTS], y;
     for (float& v : x) v = u(rng);
-    grn_cem_net_eval(packed.data(), x, &y, grad);
+    grn_cem_net_eval(packed.data(), x, &y, grad, INFINITY);
     for (int k = 0; k < GRN_CEM_INPUTS; k++) {
       const float h = 1e-2f;
       float xp[GRN_CEM_INPUTS], xm[GRN_CEM_INPUTS], yp, ym;
@@ -74,8 +74,8 @@ TEST(Cem, NetGradientMatchesCentralDifferences) {
       std::memcpy(xm, x, sizeof(x));
       xp[k] += h;
       xm[k] -= h;
-      grn_cem_net_eval(packed.data(), xp, &yp, nullptr);
-      grn_cem_net_eval(packed.data(), xm, &ym, nullptr);
+      grn_cem_net_eval(packed.data(), xp, &yp, nullptr, 0);
+      grn_cem_net_eval(packed.data(), xm, &ym, nullptr, 0);
       EXPECT_NEAR(grad[k], (yp - ym) / (2 * h), 2e-3) << "trial " << trial << " input " << k;
     }
   }
@@ -176,10 +176,10 @@ TEST(Cem, ContactDoesNotDependOnTypeOrderOrOnWhichGrainAsks) {
   grnQuat qa = grn_quat_normalize(grn_quat(0.8f, 0.3f, -0.1f, 0.5f));
   grnQuat qb = grn_quat_normalize(grn_quat(0.2f, -0.6f, 0.7f, 0.1f));
   // grain a of file type x (solver type 0, or 1 when swapped), grain b of type y
-  grnCemContact ab = grn_cem_contact(t.fields.data(), 0, xa, qa, 1, xb, qb);
-  grnCemContact ba = grn_cem_contact(t.fields.data(), 1, xb, qb, 0, xa, qa);
-  grnCemContact ab_swapped = grn_cem_contact(t.swapped.data(), 1, xa, qa, 0, xb, qb);
-  grnCemContact ba_swapped = grn_cem_contact(t.swapped.data(), 0, xb, qb, 1, xa, qa);
+  grnCemContact ab = grn_cem_contact(t.fields.data(), 0, xa, qa, 1, xb, qb, 0);
+  grnCemContact ba = grn_cem_contact(t.fields.data(), 1, xb, qb, 0, xa, qa, 0);
+  grnCemContact ab_swapped = grn_cem_contact(t.swapped.data(), 1, xa, qa, 0, xb, qb, 0);
+  grnCemContact ba_swapped = grn_cem_contact(t.swapped.data(), 0, xb, qb, 1, xa, qa, 0);
   ExpectSame(ab, ba, -1);
   ExpectSame(ab, ab_swapped, 1);
   ExpectSame(ab, ba_swapped, -1);

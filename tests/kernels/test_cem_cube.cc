@@ -164,9 +164,9 @@ TEST(CemCube, SolverContactIsTheFieldsDefinition) {
     grnVec3 xb = grn_v3((float)t[0], (float)t[1], (float)t[2]);
     // asked by a (normal toward a) and by b (toward b): the same contact
     grnCemContact by_a = grn_cem_contact(fields.data(), 0, grn_v3(0, 0, 0),
-                                         grn_quat(1, 0, 0, 0), 0, xb, qb);
+                                         grn_quat(1, 0, 0, 0), 0, xb, qb, 0);
     grnCemContact by_b = grn_cem_contact(fields.data(), 0, xb, qb, 0, grn_v3(0, 0, 0),
-                                         grn_quat(1, 0, 0, 0));
+                                         grn_quat(1, 0, 0, 0), 0);
     Vec n_a = {-by_a.n.x, -by_a.n.y, -by_a.n.z};
     EXPECT_NEAR(by_a.depth, want.depth, 2e-5 * len) << "trial " << trial;
     EXPECT_GT(Dot(n_a, want.n), std::cos(0.2 * grn_test::kPi / 180)) << "trial " << trial;
@@ -202,7 +202,7 @@ TEST(CemCube, RestingContactsAreTheCubesOwn) {
   for (int k = 0; k < CUBE_REST_COUNT; k++) {
     CubeRest rest = cube_rest(half, k);
     grnCemContact c = grn_cem_contact(fields.data(), 0, grn_v3(0, 0, 0), grn_quat(1, 0, 0, 0),
-                                      0, rest.x, rest.q);
+                                      0, rest.x, rest.q, 0);
     Vec toward_b = {-c.n.x, -c.n.y, -c.n.z};  // the solver's normal points toward the asker, a
     Vec normal = {rest.normal.x, rest.normal.y, rest.normal.z};
     std::string what = std::string(rest.corner ? "corner on face" : "face on face") +
