@@ -8,6 +8,7 @@ take the convex hull, which fills the cross's re-entrant corners.
 """
 
 import math
+import os
 
 import numpy as np
 
@@ -74,11 +75,30 @@ def asset(shape):
     shape, " ".join("%.9g" % x for x in v.ravel()), " ".join(str(i) for i in f.ravel()))
 
 
-def config(shape, clump_spheres):
-  """the terrain keys that make every grain this shape."""
+def fields_file(shape):
+  """the contact fields fitted to a mesh shape's mesh (scripts/bench/README.md says how)."""
+  root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+  return os.path.join(root, "models", "assets", "shape_%s.cem" % shape)
+
+
+def split(kind):
+  """a grain kind of the benchmarks' command lines, SHAPE or SHAPE:cem (the mesh grains meeting
+  by their contact fields), as (shape, fields); ValueError for an unknown one."""
+  shape, colon, model = kind.partition(":")
+  if shape not in SHAPES or (colon and (model != "cem" or shape == "sphere")):
+    raise ValueError("unknown grain kind %r (%s, or a mesh shape:cem)" % (kind, ", ".join(SHAPES)))
+  return shape, bool(colon)
+
+
+def config(shape, clump_spheres, fields=False):
+  """the terrain keys that make every grain this shape (fields: meeting by their contact fields,
+  which need model dem)."""
   if shape == "sphere":
     return []
-  return [("shape", shape), ("clump_spheres", clump_spheres)]
+  keys = [("shape", shape), ("clump_spheres", clump_spheres)]
+  if fields:
+    keys += [("shape_model", "cem"), ("cem_fields", fields_file(shape))]
+  return keys
 
 
 def random_quats(n, rng):
@@ -130,3 +150,16 @@ def place(g, pos, shape, rng):
     g.types[:] = 0
     g.orientations[:] = random_quats(len(pos), rng)
   g.state[1] = 0
+
+
+def model(shape):
+  """an MJCF model holding only the shape's mesh: what `python -m mjgranular.cem fit` compiles
+  to fit a mesh shape's contact fields."""
+  return "<mujoco>\n  <asset>%s</asset>\n</mujoco>\n" % asset(shape)
+
+
+if __name__ == "__main__":
+  import sys
+  if len(sys.argv) != 2 or sys.argv[1] not in SHAPES[1:]:
+    sys.exit("usage: grain_shapes.py %s   (prints the mesh's MJCF model)" % "|".join(SHAPES[1:]))
+  sys.stdout.write(model(sys.argv[1]))

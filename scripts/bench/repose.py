@@ -233,8 +233,9 @@ def heap_profile(pos, top=None):
 
 def final_file(work, code, mu_r, shape=None):
   """where a run's final grain positions are kept (n x 3, .npy; --shapes: n x 4, the tops last)."""
+  tag = "_" + shape.replace(":", "-") if shape else ""
   return os.path.join(work, "%s_mu%g%s_final.npy" % ("mjg" if code == "mjgranular" else "lig",
-                                                     mu_r, "_" + shape if shape else ""))
+                                                     mu_r, tag))
 
 
 # ---- liggghts ------------------------------------------------------------------------------------
@@ -384,11 +385,13 @@ def run_liggghts(sc, pos0, mu_r, a, work):
 
 # ---- mjgranular ----------------------------------------------------------------------------------
 
-def mjcf(sc, mu_r, shape="sphere"):
+def mjcf(sc, mu_r, kind="sphere", model="pj"):
   """the scene: a floor plane, a tube of boxes on a vertical slide, an empty terrain of n grains'
-  capacity, every grain of shape (grain_shapes.py). The tube is the only body and moves
+  capacity, every grain of kind (grain_shapes.split), contact model model (pj at a 5e-4 s
+  substep, or dem at its defaults and default substep). The tube is the only body and moves
   kinematically (coupling one-way: the grains see its velocity, it feels nothing; gravcomp holds
   it up), as liggghts' moving mesh."""
+  shape, fields = grain_shapes.split(kind)
   roll = mu_r * RADIUS  # a geom's roll friction is a length: mu_r times r_eff = r on a wall
   fr = 'friction="%g 0 %.9g"' % (FRICTION, roll)
   half_t = 0.5 * WALL_THICK
@@ -403,9 +406,10 @@ def mjcf(sc, mu_r, shape="sphere"):
                  % (half_t, half_w, 0.5 * sc["wall_h"], rr * math.cos(phi), rr * math.sin(phi),
                     0.5 * sc["wall_h"], math.degrees(phi), fr))
   keys = [("count", sc["n"]), ("radius", RADIUS), ("density", DENSITY), ("friction", FRICTION),
-          ("rolling_friction", mu_r), ("torsional_friction", 0), ("timestep", 5e-4),
+          ("rolling_friction", mu_r), ("torsional_friction", 0), ("model", model),
           ("coupling", "one-way"), ("backend", "cpu")]
-  keys += grain_shapes.config(shape, CLUMP_SPHERES)
+  keys += [("timestep", 5e-4)] if model == "pj" else []
+  keys += grain_shapes.config(shape, CLUMP_SPHERES, fields)
   return """<mujoco model="repose">
   <option timestep="0.002" gravity="0 0 -%g"/>
   <asset>%s</asset>
@@ -438,13 +442,14 @@ def run_mjgranular(sc, pos0, mu_r, a, work, shape=None):
   if shape:
     key["shape"] = shape
   try:
-    m = mujoco.MjModel.from_xml_string(mjcf(sc, mu_r, shape or "sphere"))
+    m = mujoco.MjModel.from_xml_string(mjcf(sc, mu_r, shape or "sphere", a.model))
   except ValueError as e:
     return dict(key, failed=True, why=" / ".join(str(e).strip().splitlines()))
   d = mujoco.MjData(m)
   g = mjgranular.grains(m, d)
   # the shared initial grains, at rest, written into the empty bed
-  grain_shapes.place(g, pos0, shape or "sphere", np.random.default_rng(a.seed))
+  grain_shapes.place(g, pos0, grain_shapes.split(shape or "sphere")[0],
+                     np.random.default_rng(a.seed))
   every = max(1, round(CHECK / m.opt.timestep))
 
   def vtop():
@@ -498,8 +503,10 @@ def run_mjgranular(sc, pos0, mu_r, a, work, shape=None):
           "cpu_s": cpu, "vtop_end": vtop(), "column_height": column_h,
           "lift_speed": a.lift_speed,
           "plugin": str(mjgranular.load_plugin()),
-          "model": "projected Jacobi, substep 5e-4 s, 10 iterations, rolling_friction %g, "
-                   "torsional_friction 0, floor roll %g m" % (mu_r, mu_r * RADIUS),
+          "model": "%s, rolling_friction %g, torsional_friction 0, floor roll %g m"
+                   % ("projected Jacobi, substep 5e-4 s, 10 iterations" if a.model == "pj" else
+                      "dem (hertz, its default E, nu, restitution), substep %.3g s"
+                      % mjgranular.timestep(m), mu_r, mu_r * RADIUS),
           "profile": heap_profile(fin, top)})
 
 
@@ -623,12 +630,15 @@ def report_shapes(res, out):
   L = ["# Angle of repose by grain shape (mjgranular)\n",
        "Written by `scripts/bench/repose.py --shapes` on %s. %d grains of one volume (a sphere "
        "of radius %g mm), density %g kg/m^3, friction %g, rolling and torsional friction 0; "
-       "mesh grains clumps of at most %d spheres. Column: a cylinder of radius %.0f mm filled "
+       "mesh grains clumps of at most %d spheres (SHAPE:cem: meeting each other by their contact "
+       "fields). Model: %s. Column: a cylinder of radius %.0f mm filled "
        "from one random loose set (no two centres closer than twice the meshes' reach, %.1f mm), "
        "lifted at %g m/s. "
        "Angle as repose.md's, the tops of mesh grains their meshes' highest vertices; "
        "cross-check: the same with z + the bounding radius as a mesh grain's top.\n"
-       % (res["date"], sc["n"], 1000 * RADIUS, DENSITY, FRICTION, CLUMP_SPHERES, 1000 * sc["rc"],
+       % (res["date"], sc["n"], 1000 * RADIUS, DENSITY, FRICTION, CLUMP_SPHERES,
+          next((r["model"].split(", rolling")[0] for r in res["runs"] if "model" in r), "-"),
+          1000 * sc["rc"],
           1000 * sc["reach"], res["lift_speed"]),
        "| shape | angle [deg] | fit residual [mm] | cross-check 0.2-0.8 R [deg] | "
        "angle, tops z + bound [deg] | heap H / R [mm] | grains outside R | at rest | "
@@ -768,8 +778,10 @@ def main():
   ap.add_argument("--mu-r", default="0,0.1,0.3", help="rolling friction values (comma list)")
   ap.add_argument("--codes", default="mjgranular,liggghts", help="comma list")
   ap.add_argument("--shapes", help="instead: heaps of these grain shapes of one volume, "
-                  "mjgranular only, rolling friction 0 (comma list of %s; out/repose_shapes)"
-                  % ",".join(grain_shapes.SHAPES))
+                  "mjgranular only, rolling friction 0 (comma list of %s, a mesh shape:cem "
+                  "meeting by its contact fields; out/repose_shapes)" % ",".join(grain_shapes.SHAPES))
+  ap.add_argument("--model", default="pj", choices=("pj", "dem"),
+                  help="--shapes: the contact model (dem at its defaults; cem needs it)")
   ap.add_argument("--out", help="output folder (default out/repose, --shapes out/repose_shapes)")
   ap.add_argument("--plugin", help="plugin library (default: $MJGRANULAR_PLUGIN, else the build's)")
   ap.add_argument("--threads", type=int, default=2, help="OpenMP threads / MPI ranks")
@@ -799,8 +811,10 @@ def main():
   if a.shapes:
     shapes = [s for s in a.shapes.split(",") if s]
     for s in shapes:
-      if s not in grain_shapes.SHAPES:
-        ap.error("unknown shape %r" % s)
+      try:
+        grain_shapes.split(s)
+      except ValueError as e:
+        ap.error(str(e))
     run_shapes(a, shapes)
     return
   out = os.path.abspath(a.out)
