@@ -66,9 +66,12 @@ def orifice_apothem(a):
   return math.sqrt(area / (SIDES * math.tan(math.pi / SIDES)))
 
 
-def mjcf(a, shape, wall_h):
+def mjcf(a, kind, wall_h):
   """floor boxes, each in the half-plane outside one side of the orifice, reaching past the silo's
-  corners; four walls; the plate in the orifice on a slide along x; an empty terrain."""
+  corners; four walls; the plate in the orifice on a slide along x; an empty terrain of grains of
+  kind (grain_shapes.split) under contact model a.model (pj at a 5e-4 s substep, or dem at its
+  defaults and default substep)."""
+  shape, fields = grain_shapes.split(kind)
   w, ap = a.width * D, orifice_apothem(a)
   fr = 'friction="%g 0 0"' % FRICTION
   geoms = []
@@ -85,9 +88,10 @@ def mjcf(a, shape, wall_h):
                  '%s/>' % (RADIUS, 0.5 * w + 2 * RADIUS, 0.5 * wall_h, rr * math.cos(phi),
                            rr * math.sin(phi), 0.5 * wall_h, math.degrees(phi), fr))
   keys = [("count", a.grains), ("radius", RADIUS), ("density", DENSITY), ("friction", FRICTION),
-          ("rolling_friction", 0), ("torsional_friction", 0), ("timestep", 5e-4),
+          ("rolling_friction", 0), ("torsional_friction", 0), ("model", a.model),
           ("coupling", "one-way"), ("backend", "cpu")]
-  keys += grain_shapes.config(shape, a.clump_spheres)
+  keys += [("timestep", 5e-4)] if a.model == "pj" else []
+  keys += grain_shapes.config(shape, a.clump_spheres, fields)
   return """<mujoco model="silo">
   <option timestep="0.002" gravity="0 0 -%g"/>
   <asset>%s</asset>
@@ -134,7 +138,7 @@ def run(a, shape, pos0):
   m = mujoco.MjModel.from_xml_string(mjcf(a, shape, wall_h))
   d = mujoco.MjData(m)
   g = mjgranular.grains(m, d)
-  grain_shapes.place(g, pos0, shape, np.random.default_rng(a.seed))
+  grain_shapes.place(g, pos0, grain_shapes.split(shape)[0], np.random.default_rng(a.seed))
   n, mass = len(pos0), DENSITY * grain_shapes.VOLUME
   w0, c0 = time.perf_counter(), time.process_time()
 
@@ -219,10 +223,10 @@ def report(res, out):
        "Written by `scripts/bench/silo.py` on %s. A square silo %g d wide, a 16-gon orifice of "
        "equal-area diameter D = %g d in its flat floor, d = %g mm (the grains' volume sphere), "
        "%d grains, density %g kg/m^3, friction %g, rolling friction 0; mesh grains clumps of at "
-       "most %d spheres. Flow rate: slope of the discharged mass from 10%% to 60%% of what left "
-       "in the end.\n"
+       "most %d spheres (SHAPE:cem: meeting each other by their contact fields); model %s. Flow "
+       "rate: slope of the discharged mass from 10%% to 60%% of what left in the end.\n"
        % (res["date"], a.width, a.orifice, 1000 * D, a.grains, DENSITY, FRICTION,
-          a.clump_spheres),
+          a.clump_spheres, getattr(a, "model", "pj")),
        "| shape | settled [s] | bulk density [kg/m^3] (packing) | flow rate [kg/s] | [grains/s] "
        "| over [s] | discharged | flow stopped at [s] | left over the orifice | clogged | "
        "simulated [s] | wall [s] | load |",
@@ -281,7 +285,10 @@ def plot(res, out):
 
 def main():
   ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-  ap.add_argument("--shapes", default=",".join(grain_shapes.SHAPES), help="comma list")
+  ap.add_argument("--shapes", default=",".join(grain_shapes.SHAPES),
+                  help="comma list (a mesh shape:cem: meeting by its contact fields)")
+  ap.add_argument("--model", default="pj", choices=("pj", "dem"),
+                  help="the contact model (dem at its defaults; cem needs it)")
   ap.add_argument("--grains", type=int, default=1500)
   ap.add_argument("--orifice", type=float, default=4.0, help="equal-area diameter [d]")
   ap.add_argument("--width", type=float, default=12.0, help="silo inner width [d]")
@@ -294,8 +301,10 @@ def main():
   a = ap.parse_args()
   shapes = [s for s in a.shapes.split(",") if s]
   for s in shapes:
-    if s not in grain_shapes.SHAPES:
-      ap.error("unknown shape %r" % s)
+    try:
+      grain_shapes.split(s)
+    except ValueError as e:
+      ap.error(str(e))
   os.environ["OMP_NUM_THREADS"] = "1"  # before the plugin's openmp runtime loads
   os.environ.setdefault("OMP_WAIT_POLICY", "passive")
   if a.plugin:
