@@ -180,18 +180,22 @@ typedef struct grnPairFrame_ {
   float arm_i, arm_j;         // distances from each centre to the contact point [m]
 } grnPairFrame;
 
-GRN_HD grnPairFrame grn_pair_frame(const grnData* d, int i, int j) {
+// (ui, uj: the grains' indices in the caller's order, grn_uid)
+GRN_HD grnPairFrame grn_pair_frame_uid(const grnData* d, int i, int j, int ui, int uj) {
   grnPairFrame f;
-  grnVec3 r = grn_sub(grn_load3(d->pos + 3 * i), grn_load3(d->pos + 3 * j));
+  grnVec3 r = grn_sub(grn_load3(d->pos + 3 * i), grn_load3_at(d->pos, 3 * j));
   float dist = grn_norm(r), ri = grn_radius(d, i), rj = grn_radius(d, j), sum = ri + rj;
   // coincident centres: +z from the lower index's side, -z from the other's (the two grains of a
   // pair still see opposite normals)
-  f.n = dist > 0 ? grn_scale(r, 1.0f / dist) :
-                   grn_v3(0, 0, grn_uid(d, i) < grn_uid(d, j) ? 1.0f : -1.0f);
+  f.n = grn_select3(dist > 0, grn_scale(r, 1.0f / dist),
+                    grn_v3(0, 0, ui < uj ? 1.0f : -1.0f));
   f.depth = sum - dist;
   f.arm_i = ri * dist / sum;
   f.arm_j = rj * dist / sum;
   return f;
+}
+GRN_HD grnPairFrame grn_pair_frame(const grnData* d, int i, int j) {
+  return grn_pair_frame_uid(d, i, j, grn_uid(d, i), grn_uid(d, j));
 }
 
 // relative velocity of grain i's contact point against grain j's, and their relative angular

@@ -60,7 +60,7 @@ GRN_HD grnVec3 grn_dem_onto_plane(grnVec3 v, grnVec3 n) {
   float len2 = grn_dot(v, v);
   grnVec3 t = grn_sub(v, grn_scale(n, grn_dot(v, n)));
   float t2 = grn_dot(t, t);
-  return t2 > 0 ? grn_scale(t, sqrtf(len2 / t2)) : t;
+  return grn_select3(t2 > 0, grn_scale(t, sqrtf(len2 / t2)), t);
 }
 
 // one contact's force f and moment m on the grain (f at the contact point), and its springs
@@ -69,16 +69,15 @@ GRN_HD grnVec3 grn_dem_onto_plane(grnVec3 v, grnVec3 n) {
 // u, w: relative velocity of the grain's contact point and relative angular velocity against the
 // partner; reff, meff, estar, gstar as grn_dem_spring; mu: coulomb coefficient; roll, tors: the
 // rolling and torsional bounds' lengths [m]. odd in (n, u, w, shear, spring): the two grains of a
-// pair compute exactly opposite forces and springs
+// pair compute exactly opposite forces and springs. branch-free but for the rolling and torsional
+// springs (each case computed and the one that applies kept: the same values as taking branches,
+// and a loop over contacts vectorises; with roll and tors constant zero the springs' part goes)
 GRN_HD void grn_dem_contact(const grnConsts* c, float depth, grnVec3 n, grnVec3 u, grnVec3 w,
                             float reff, float meff, float estar, float gstar, float mu,
                             float roll, float tors, grnVec3* shear, grnVec3* spring, grnVec3* f,
                             grnVec3* m) {
   grnVec3 zero = grn_v3(0, 0, 0);
-  if (!(depth > 0)) {
-    *shear = *spring = *f = *m = zero;
-    return;
-  }
+  int touch = depth > 0;
   grnDemSpring s = grn_dem_spring(&c->dem, depth, reff, meff, estar, gstar);
   float un = grn_dot(u, n);
   float fn = s.kn * depth - s.gn * un;
@@ -90,13 +89,13 @@ GRN_HD void grn_dem_contact(const grnConsts* c, float depth, grnVec3 n, grnVec3 
   grnVec3 damp = grn_scale(ut, s.gt);
   grnVec3 ft = grn_scale(grn_add(grn_scale(el, s.kt), damp), -1.0f);
   float ft_len = grn_norm(ft), ft_max = mu * fn;
-  if (ft_len > ft_max) {
-    ft = grn_scale(ft, ft_max / ft_len);
-    el = grn_scale(grn_add(ft, damp), -1.0f / s.kt);
-  }
+  int slip = ft_len > ft_max;
+  grnVec3 ft_cap = grn_scale(ft, ft_max / ft_len);
+  ft = grn_select3(slip, ft_cap, ft);
+  el = grn_select3(slip, grn_scale(grn_add(ft_cap, damp), -1.0f / s.kt), el);
 
-  *shear = el;
-  *f = grn_add(grn_scale(n, fn), ft);
+  *shear = grn_select3(touch, el, zero);
+  *f = grn_select3(touch, grn_add(grn_scale(n, fn), ft), zero);
   // rolling and torsional springs on this substep's relative rotation, each capped (none without
   // their bounds: the caps hold them at zero)
   if (roll > 0 || tors > 0) {
@@ -105,11 +104,11 @@ GRN_HD void grn_dem_contact(const grnConsts* c, float depth, grnVec3 n, grnVec3 
     grnVec3 qr = grn_dem_onto_plane(grn_sub(*spring, grn_scale(n, qn)), n);
     qr = grn_sub(qr, grn_scale(wr, 2.25f * s.kn * roll * roll * c->dt));
     float qr_len = grn_norm(qr), qr_max = roll * fn;
-    if (qr_len > qr_max) qr = grn_scale(qr, qr_max / qr_len);
+    qr = grn_select3(qr_len > qr_max, grn_scale(qr, qr_max / qr_len), qr);
     qn -= 2.25f * s.kn * tors * tors * wn * c->dt;
     float qn_max = tors * fn;
     qn = qn > qn_max ? qn_max : (qn < -qn_max ? -qn_max : qn);
-    *spring = grn_add(qr, grn_scale(n, qn));
+    *spring = grn_select3(touch, grn_add(qr, grn_scale(n, qn)), zero);
   } else {
     *spring = zero;
   }
@@ -163,19 +162,27 @@ GRN_HD grnVec3 grn_dem_cem_angular(const grnData* d, int p, int i, const grnSlot
 // (*m), the springs in the slot advanced. grain j computing the same contact from its own slot
 // gets the exact opposites: every input changes sign exactly (positions and velocities enter as
 // differences, symmetric terms are sums and products taken in either order) and grn_dem_contact
-// is odd in them
-GRN_HD void grn_dem_grain_contact(const grnData* d, const grnConsts* c, int i, int j,
-                                  size_t slot, grnPairFrame* fr, grnVec3* f, grnVec3* m) {
-  *fr = grn_pair_frame(d, i, j);
+// is odd in them. ui, uj: grn_uid of grains i and j. rolls: 0 when the rolling and torsional coefficients are both zero (their
+// bounds are then zero and the springs stay zero; a constant 0 lets the compiler drop them)
+GRN_HD void grn_dem_grain_contact(const grnData* d, const grnConsts* c, int i, int j, int ui,
+                                  int uj, size_t slot, int rolls, grnPairFrame* fr, grnVec3* f,
+                                  grnVec3* m) {
+  *fr = grn_pair_frame_uid(d, i, j, ui, uj);
   grnVec3 u, w;
   grn_contact_velocity(grn_load3(d->vel + 3 * i), grn_load3(d->angvel + 3 * i),
-                       grn_load3(d->vel + 3 * j), grn_load3(d->angvel + 3 * j), fr->n,
+                       grn_load3_at(d->vel, 3 * j), grn_load3_at(d->angvel, 3 * j), fr->n,
                        fr->arm_i, fr->arm_j, &u, &w);
-  float reff = grn_pair_reff(d, i, j), roll_reff = grn_pair_roll_reff(d, c, i, j);
+  float reff = grn_pair_reff(d, i, j);
+  float roll = 0, tors = 0;
+  if (rolls) {
+    float roll_reff = grn_pair_roll_reff(d, c, i, j);
+    roll = c->rolling * roll_reff;
+    tors = c->torsional * roll_reff;
+  }
   float meff = 1.0f / (grn_inv_mass(d, i) + grn_inv_mass(d, j));
   grnVec3 shear = grn_load3(d->pair_lin + 3 * slot), spring = grn_load3(d->pair_rot + 3 * slot);
   grn_dem_contact(c, fr->depth, fr->n, u, w, reff, meff, c->dem.estar, c->dem.gstar, c->friction,
-                  c->rolling * roll_reff, c->torsional * roll_reff, &shear, &spring, f, m);
+                  roll, tors, &shear, &spring, f, m);
   grn_store3(d->pair_lin + 3 * slot, shear);
   grn_store3(d->pair_rot + 3 * slot, spring);
 }
@@ -192,7 +199,8 @@ GRN_HD void grn_dem_pair(const grnData* d, const grnConsts* c, int p) {
   }
   grnPairFrame fr;
   grnVec3 f, m;
-  grn_dem_grain_contact(d, c, i, j, GRN_SLOT(d->cp_slot[p], i, d->cap), &fr, &f, &m);
+  grn_dem_grain_contact(d, c, i, j, grn_uid(d, i), grn_uid(d, j),
+                        GRN_SLOT(d->cp_slot[p], i, d->cap), 1, &fr, &f, &m);
   grn_store3(d->cp_normal + 3 * q, fr.n);
   d->cp_arm[2 * q] = fr.arm_i;
   d->cp_arm[2 * q + 1] = fr.arm_j;
@@ -240,22 +248,73 @@ GRN_HD void grn_dem_add_shape_impulses(const grnData* d, int i, grnVec3* imp, gr
   }
 }
 
+// the contacts of a grain are computed GRN_DEM_BATCH at a time, each's impulse and angular
+// impulse kept, then summed in slot order: on the cpu all of a grain's slots in one loop the
+// compiler vectorises (the law has no branches), on the gpu one at a time (no arrays)
+#ifdef __CUDACC__
+#define GRN_DEM_BATCH 1
+#define GRN_DEM_SIMD
+#else
+#define GRN_DEM_BATCH GRN_MAX_PAIRS
+#define GRN_DEM_SIMD _Pragma("omp simd")
+#endif
+
+// grain i's contact in its slot k (ui: grn_uid of grain i; uids: 1 when the grains have uids, d->uid): its force computed from grain i's side and its springs
+// advanced; its impulse over the substep into p[b], its angular impulse about grain i's centre
+// into t[b]
+GRN_HD void grn_dem_grain_slot(const grnData* d, const grnConsts* c, int i, int ui, int k,
+                               int rolls, int uids, int b, float* px, float* py, float* pz, float* tx, float* ty,
+                               float* tz) {
+  size_t slot = GRN_SLOT(k, i, d->cap);
+  grnPairFrame fr;
+  grnVec3 f, m;
+  int j = d->pair[slot];
+  grn_dem_grain_contact(d, c, i, j, ui, uids ? d->uid[j] : j, slot, rolls, &fr, &f, &m);
+  grnVec3 p = grn_scale(f, c->dt);
+  grnVec3 t = grn_add(grn_contact_torque(fr.n, fr.arm_i, p), grn_scale(m, c->dt));
+  px[b] = p.x; py[b] = p.y; pz[b] = p.z;
+  tx[b] = t.x; ty[b] = t.y; tz[b] = t.z;
+}
+
+// grain i's contacts in slots [k0, k0 + count) (count <= GRN_DEM_BATCH), as grn_dem_grain_slot
+// (b = k - k0); a loop without locals of its own, which gcc's simd lowering would turn into
+// arrays
+GRN_HD void grn_dem_grain_batch(const grnData* d, const grnConsts* c, int i, int k0, int count,
+                                int rolls, int uids, float* px, float* py, float* pz, float* tx,
+                                float* ty, float* tz) {
+  int ui = grn_uid(d, i);
+  GRN_DEM_SIMD
+  for (int b = 0; b < count; b++) {
+    grn_dem_grain_slot(d, c, i, ui, k0 + b, rolls, uids, b, px, py, pz, tx, ty, tz);
+  }
+}
+
 // grain i's contacts (grn_collide_grain), each one's force computed from grain i's side, and
 // the substep's impulse and angular impulse on grain i summed in slot order, grains then shapes,
 // into its iterate (grn_iter_v, grn_iter_w) for the integration or its clump
 GRN_HD void grn_dem_forces_grain(const grnData* d, const grnConsts* c, int i) {
   grn_collide_grain(d, c, i);
   grn_dem_shape_forces(d, c, i);
-  int cap = d->cap;
+  int np = d->npair[i], rolls = c->rolling > 0 || c->torsional > 0, uids = d->uid != NULL;
   grnVec3 imp = grn_v3(0, 0, 0), torque = grn_v3(0, 0, 0);
-  for (int k = 0; k < d->npair[i]; k++) {
-    size_t slot = GRN_SLOT(k, i, cap);
-    grnPairFrame fr;
-    grnVec3 f, m;
-    grn_dem_grain_contact(d, c, i, d->pair[slot], slot, &fr, &f, &m);
-    grnVec3 p = grn_scale(f, c->dt);
-    imp = grn_add(imp, p);
-    torque = grn_add(torque, grn_add(grn_contact_torque(fr.n, fr.arm_i, p), grn_scale(m, c->dt)));
+  for (int k0 = 0; k0 < np; k0 += GRN_DEM_BATCH) {
+    int count = np - k0 < GRN_DEM_BATCH ? np - k0 : GRN_DEM_BATCH;
+    float px[GRN_DEM_BATCH], py[GRN_DEM_BATCH], pz[GRN_DEM_BATCH];
+    float tx[GRN_DEM_BATCH], ty[GRN_DEM_BATCH], tz[GRN_DEM_BATCH];
+    // each case with its flags constant, so that the compiler drops what does not apply
+    if (rolls && uids) {
+      grn_dem_grain_batch(d, c, i, k0, count, 1, 1, px, py, pz, tx, ty, tz);
+    } else if (rolls) {
+      grn_dem_grain_batch(d, c, i, k0, count, 1, 0, px, py, pz, tx, ty, tz);
+    } else if (uids) {
+      grn_dem_grain_batch(d, c, i, k0, count, 0, 1, px, py, pz, tx, ty, tz);
+    } else {
+      grn_dem_grain_batch(d, c, i, k0, count, 0, 0, px, py, pz, tx, ty, tz);
+    }
+    for (int b = 0; b < count; b++) {
+      imp = grn_add(imp, grn_v3(px[b], py[b], pz[b]));
+      torque = grn_add(torque, grn_v3(tx[b], ty[b], tz[b]));
+    }
   }
   grn_dem_add_shape_impulses(d, i, &imp, &torque);
   grn_store_iter(d->iter, i, imp, grn_v3(0, 0, 0), torque);

@@ -369,17 +369,22 @@ static void cpu_copy_pair_arrays(grnData* dl, grnData* d) {
 #endif
 
 // a grain phase over grains [lo, hi); one that moves the grains returns the largest squared
-// displacement since the neighbour lists' build among them
+// displacement since the neighbour lists' build among them. from local copies, as the pair
+// phases: the stores into the arrays cannot alias them, so the array pointers stay in registers
+// and loops over a grain's contacts vectorise
 #define CPU_GRAIN_PHASE(phase, function, moves)             \
-  case phase:                                               \
+  case phase: {                                             \
+    const grnData dl = *d;                                  \
+    const grnConsts kl = *k;                                \
     for (int i = lo; i < hi; i++) {                         \
-      function(d, k, i);                                    \
+      function(&dl, &kl, i);                                \
       if (moves) {                                          \
-        float m = grn_neighbors_moved2(d, i);               \
+        float m = grn_neighbors_moved2(&dl, i);             \
         moved2 = m > moved2 ? m : moved2;                   \
       }                                                     \
     }                                                       \
-    break;
+    break;                                                  \
+  }
 
 // a pair phase over pairs [lo, hi), from local copies: the stores into the pair arrays cannot
 // alias them, so the loop vectorises
