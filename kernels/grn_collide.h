@@ -118,11 +118,14 @@ GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, float extra
 }
 
 // slot of partner j among grain i's previous contacts, from slot *m on; -1 if none. ordered lists
-// are merged (*m advances past smaller partners, so a sorted sweep over j costs one pass); others
-// are searched whole
+// are merged (*m advances past smaller partners, so a sorted sweep over j costs one pass; a
+// partner found at *m is passed too, as the next, larger j would pass it); others are searched
+// whole
 GRN_HD int grn_prev_pair_slot(const grnData* d, const grnConsts* c, int i, int j, int* m) {
   int cap = d->cap, nprev = d->npair_prev[i];
   if (c->ordered) {
+    // the contact kept from the last substep, the common case: found without reading uids
+    if (*m < nprev && d->pair_prev[GRN_SLOT(*m, i, cap)] == j) return (*m)++;
     int uj = grn_uid(d, j);
     while (*m < nprev && grn_uid(d, d->pair_prev[GRN_SLOT(*m, i, cap)]) < uj) (*m)++;
     return *m < nprev && d->pair_prev[GRN_SLOT(*m, i, cap)] == j ? *m : -1;
@@ -311,6 +314,12 @@ GRN_HD void grn_collide_shapes(const grnData* d, const grnConsts* c, int i) {
     grnVec3 rel = grn_sub(x, grn_load3(sh->pos));
     float reach = sh->rbound + r + margin;
     if (sh->rbound > 0 && grn_dot(rel, rel) > reach * reach) continue;
+    // a plane's distance is its frame's z alone (grn_sdf_plane): far ones passed without the
+    // rest of the frame (the same value as below)
+    const float* mt = sh->mat;
+    if (sh->type == grnSHAPE_PLANE && mt[2] * rel.x + mt[5] * rel.y + mt[8] * rel.z - r >= margin) {
+      continue;
+    }
     grnVec3 grad;
     float dist = grn_sdf_shape(sh, d->grids, grn_mulmat_t(sh->mat, rel), &grad) - r;
     if (dist >= margin) continue;

@@ -256,7 +256,7 @@ GRN_HD void grn_dem_add_shape_impulses(const grnData* d, int i, grnVec3* imp, gr
 #define GRN_DEM_SIMD
 #else
 #define GRN_DEM_BATCH GRN_MAX_PAIRS
-#define GRN_DEM_SIMD _Pragma("omp simd")
+#define GRN_DEM_SIMD _Pragma("omp simd simdlen(8)")
 #endif
 
 // grain i's contact in its slot k (ui: grn_uid of grain i; uids: 1 when the grains have uids, d->uid): its force computed from grain i's side and its springs
