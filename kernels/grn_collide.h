@@ -317,9 +317,8 @@ GRN_HD void grn_collide_shapes(const grnData* d, const grnConsts* c, int i) {
     // a plane's distance is its frame's z alone (grn_sdf_plane): far ones passed without the
     // rest of the frame (the same value as below)
     const float* mt = sh->mat;
-    if (sh->type == grnSHAPE_PLANE && mt[2] * rel.x + mt[5] * rel.y + mt[8] * rel.z - r >= margin) {
-      continue;
-    }
+    float plane = mt[2] * rel.x + mt[5] * rel.y + mt[8] * rel.z - r;
+    if (sh->type == grnSHAPE_PLANE && plane >= margin) continue;
     grnVec3 grad;
     float dist = grn_sdf_shape(sh, d->grids, grn_mulmat_t(sh->mat, rel), &grad) - r;
     if (dist >= margin) continue;

@@ -162,8 +162,9 @@ GRN_HD grnVec3 grn_dem_cem_angular(const grnData* d, int p, int i, const grnSlot
 // (*m), the springs in the slot advanced. grain j computing the same contact from its own slot
 // gets the exact opposites: every input changes sign exactly (positions and velocities enter as
 // differences, symmetric terms are sums and products taken in either order) and grn_dem_contact
-// is odd in them. ui, uj: grn_uid of grains i and j. rolls: 0 when the rolling and torsional coefficients are both zero (their
-// bounds are then zero and the springs stay zero; a constant 0 lets the compiler drop them)
+// is odd in them. ui, uj: grn_uid of grains i and j. rolls: 0 when the rolling and torsional
+// coefficients are both zero (their bounds are then zero and the springs stay zero; a constant 0
+// lets the compiler drop them)
 GRN_HD void grn_dem_grain_contact(const grnData* d, const grnConsts* c, int i, int j, int ui,
                                   int uj, size_t slot, int rolls, grnPairFrame* fr, grnVec3* f,
                                   grnVec3* m) {
@@ -259,12 +260,13 @@ GRN_HD void grn_dem_add_shape_impulses(const grnData* d, int i, grnVec3* imp, gr
 #define GRN_DEM_SIMD _Pragma("omp simd simdlen(8)")
 #endif
 
-// grain i's contact in its slot k (ui: grn_uid of grain i; uids: 1 when the grains have uids, d->uid): its force computed from grain i's side and its springs
+// grain i's contact in its slot k (ui: grn_uid of grain i; uids: 1 when the grains have indices
+// in the caller's order, d->uid): its force computed from grain i's side and its springs
 // advanced; its impulse over the substep into p[b], its angular impulse about grain i's centre
 // into t[b]
 GRN_HD void grn_dem_grain_slot(const grnData* d, const grnConsts* c, int i, int ui, int k,
-                               int rolls, int uids, int b, float* px, float* py, float* pz, float* tx, float* ty,
-                               float* tz) {
+                               int rolls, int uids, int b, float* px, float* py, float* pz,
+                               float* tx, float* ty, float* tz) {
   size_t slot = GRN_SLOT(k, i, d->cap);
   grnPairFrame fr;
   grnVec3 f, m;

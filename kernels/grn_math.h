@@ -16,7 +16,9 @@ GRN_HD grnVec3 grn_v3(float x, float y, float z) { grnVec3 r = {x, y, z}; return
 GRN_HD grnVec3 grn_load3(const float* p) { return grn_v3(p[0], p[1], p[2]); }
 // a[k], a[k + 1], a[k + 2]: the same as grn_load3(a + k), in the form gcc vectorises as a gather
 // (a loop reading grain j's vector through an index it loaded)
-GRN_HD grnVec3 grn_load3_at(const float* a, int k) { return grn_v3(a[k], a[k + 1], a[k + 2]); }
+GRN_HD grnVec3 grn_load3_at(const float* a, int k) {
+  return grn_v3(a[k], a[k + 1], a[k + 2]);
+}
 GRN_HD void grn_store3(float* p, grnVec3 v) { p[0] = v.x; p[1] = v.y; p[2] = v.z; }
 GRN_HD grnVec3 grn_add(grnVec3 a, grnVec3 b) { return grn_v3(a.x + b.x, a.y + b.y, a.z + b.z); }
 GRN_HD grnVec3 grn_sub(grnVec3 a, grnVec3 b) { return grn_v3(a.x - b.x, a.y - b.y, a.z - b.z); }
