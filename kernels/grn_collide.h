@@ -136,10 +136,28 @@ GRN_HD int grn_prev_pair_slot(const grnData* d, const grnConsts* c, int i, int j
   return -1;
 }
 
+// where grain i's neighbour list starts in nbr, and the step between its entries: on the gpu
+// entry by entry across the grains (a warp's reads coalesce), on the cpu grain by grain (a grain's
+// list in adjacent cache lines, which the filter of every substep reads)
+GRN_HD size_t grn_nbr_first(const grnData* d, const grnConsts* c, int i) {
+#ifdef __CUDACC__
+  return (size_t)i;
+#else
+  return (size_t)i * (size_t)c->neighbors;
+#endif
+}
+GRN_HD size_t grn_nbr_stride(const grnData* d) {
+#ifdef __CUDACC__
+  return (size_t)d->cap;
+#else
+  return 1;
+#endif
+}
+
 // neighbour list of grain i: the grains within the reach, from a hash of list cells
 GRN_HD void grn_build_neighbors(const grnData* d, const grnConsts* c, int i) {
-  int found = grn_grain_neighbors(d, c, c->skin, i, d->nbr + i, (size_t)d->cap,
-                                  c->neighbors);
+  int found = grn_grain_neighbors(d, c, c->skin, i, d->nbr + grn_nbr_first(d, c, i),
+                                  grn_nbr_stride(d), c->neighbors);
   d->nnbr[i] = found <= c->neighbors ? found : -1;
   if (found > c->neighbors) d->nbr_overflow[0] = 1;
   grn_store3(d->nbr_pos + 3 * i, grn_load3(d->pos + 3 * i));
@@ -156,13 +174,15 @@ GRN_HD float grn_neighbors_moved2(const grnData* d, int i) {
 // found may be written too), or a walk of the list hash where the list did not fit
 GRN_HD int grn_grain_contacts(const grnData* d, const grnConsts* c, int i, int* out,
                               size_t stride, int max) {
-  int nn = d->nnbr[i], cap = d->cap;
+  int nn = d->nnbr[i];
   if (nn < 0) return grn_grain_neighbors(d, c, 0, i, out, stride, max);
   grnVec3 xi = grn_load3(d->pos + 3 * i);
   float ri = grn_radius(d, i);
+  const int* nbr = d->nbr + grn_nbr_first(d, c, i);
+  size_t step = grn_nbr_stride(d);
   int count = 0;
   for (int k = 0; k < nn; k++) {
-    int j = d->nbr[GRN_SLOT(k, i, cap)];
+    int j = nbr[k * step];
     grnVec3 r = grn_sub(xi, grn_load3(d->pos + 3 * j));
     float cut = grn_pair_cutoff(c, ri, grn_radius(d, j));
     // written before the test and kept by counting it: whether a neighbour touches is a branch
@@ -314,11 +334,9 @@ GRN_HD void grn_collide_shapes(const grnData* d, const grnConsts* c, int i) {
     grnVec3 rel = grn_sub(x, grn_load3(sh->pos));
     float reach = sh->rbound + r + margin;
     if (sh->rbound > 0 && grn_dot(rel, rel) > reach * reach) continue;
-    // a plane's distance is its frame's z alone (grn_sdf_plane): far ones passed without the
-    // rest of the frame (the same value as below)
-    const float* mt = sh->mat;
-    float plane = mt[2] * rel.x + mt[5] * rel.y + mt[8] * rel.z - r;
-    if (sh->type == grnSHAPE_PLANE && plane >= margin) continue;
+    // a plane's distance is its frame's z (grn_sdf_plane): a far plane leaves before the rest of
+    // its frame is computed
+    if (sh->type == grnSHAPE_PLANE && grn_mulmat_t_z(sh->mat, rel) - r >= margin) continue;
     grnVec3 grad;
     float dist = grn_sdf_shape(sh, d->grids, grn_mulmat_t(sh->mat, rel), &grad) - r;
     if (dist >= margin) continue;

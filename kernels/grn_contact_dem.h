@@ -271,7 +271,7 @@ GRN_HD void grn_dem_grain_slot(const grnData* d, const grnConsts* c, int i, int 
   grnPairFrame fr;
   grnVec3 f, m;
   int j = d->pair[slot];
-  grn_dem_grain_contact(d, c, i, j, ui, uids ? d->uid[j] : j, slot, rolls, &fr, &f, &m);
+  grn_dem_grain_contact(d, c, i, j, ui, grn_uid_if(d, uids, j), slot, rolls, &fr, &f, &m);
   grnVec3 p = grn_scale(f, c->dt);
   grnVec3 t = grn_add(grn_contact_torque(fr.n, fr.arm_i, p), grn_scale(m, c->dt));
   px[b] = p.x; py[b] = p.y; pz[b] = p.z;

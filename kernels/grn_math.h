@@ -43,10 +43,14 @@ GRN_HD grnVec3 grn_mulmat(const float* m, grnVec3 v) {
                 m[3] * v.x + m[4] * v.y + m[5] * v.z,
                 m[6] * v.x + m[7] * v.y + m[8] * v.z);
 }
+// the z of grn_mulmat_t(m, v) alone
+GRN_HD float grn_mulmat_t_z(const float* m, grnVec3 v) {
+  return m[2] * v.x + m[5] * v.y + m[8] * v.z;
+}
 GRN_HD grnVec3 grn_mulmat_t(const float* m, grnVec3 v) {
   return grn_v3(m[0] * v.x + m[3] * v.y + m[6] * v.z,
                 m[1] * v.x + m[4] * v.y + m[7] * v.z,
-                m[2] * v.x + m[5] * v.y + m[8] * v.z);
+                grn_mulmat_t_z(m, v));
 }
 
 GRN_HD int grn_isfinite3(grnVec3 a) {
