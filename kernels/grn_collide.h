@@ -251,13 +251,22 @@ GRN_HD grnVec3 grn_contact_torque(grnVec3 n, float arm, grnVec3 p) {
   return grn_scale(grn_cross(n, p), -arm);
 }
 
+// 1 when the law leaves the rolling and torsional state of grain-grain contacts zero without
+// reading it: dem without those bounds (its springs are then held at zero, grn_dem_contact, and
+// every slot's is stored in the substep). not carried then: a third of a dem contact's carry
+GRN_HD int grn_pair_rot_unread(const grnConsts* c) {
+  return c->model == grnMODEL_DEM && c->rolling == 0 && c->torsional == 0;
+}
+
 // the contact law's state of slot `to` in units of `unit` (grnUNIT_PAIR_SLOT or _SHAPE_SLOT):
 // that of the previous substep's slot `from` times sign (-1: the partner's slot of the contact,
-// whose vectors are opposite), or zero (from < 0: a new contact)
-GRN_HD void grn_carry_law_state(const grnData* d, int unit, size_t to, long long from,
-                                float sign) {
+// whose vectors are opposite), or zero (from < 0: a new contact); but what the law does not read
+// (grn_pair_rot_unread)
+GRN_HD void grn_carry_law_state(const grnData* d, const grnConsts* c, int unit, size_t to,
+                                long long from, float sign) {
+  const float* unread = grn_pair_rot_unread(c) ? d->pair_rot : NULL;
 #define GRN_CARRY(type, name, width, u, what)                                                 \
-  if (u == unit) {                                                                            \
+  if (u == unit && d->name != unread) {                                                       \
     for (int e = 0; e < width; e++) {                                                         \
       d->name[width * to + e] = from >= 0 ? sign * d->name##_prev[width * (size_t)from + e] : 0; \
     }                                                                                         \
@@ -292,7 +301,7 @@ GRN_HD void grn_collide_grains(const grnData* d, const grnConsts* c, int i) {
         sign = -1.0f;
       }
     }
-    grn_carry_law_state(d, grnUNIT_PAIR_SLOT, slot, from, sign);
+    grn_carry_law_state(d, c, grnUNIT_PAIR_SLOT, slot, from, sign);
   }
   d->npair[i] = count;
   if (found > count) d->overflow[0] = 1;
@@ -352,7 +361,7 @@ GRN_HD void grn_collide_shapes(const grnData* d, const grnConsts* c, int i) {
     for (int m = 0; m < d->nshape_prev[i]; m++) {
       if (d->sc_shape_prev[GRN_SLOT(m, i, cap)] == s) prev = (long long)GRN_SLOT(m, i, cap);
     }
-    grn_carry_law_state(d, grnUNIT_SHAPE_SLOT, slot, prev, 1.0f);
+    grn_carry_law_state(d, c, grnUNIT_SHAPE_SLOT, slot, prev, 1.0f);
     count++;
   }
   d->nshape[i] = count;
