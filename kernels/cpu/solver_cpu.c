@@ -17,9 +17,6 @@ enum { CPU_SUM_PARTS = 16 };
 // cost more than the work they divide (2-core x86-64: 256 grains 5x, 1,000 grains 1.3x slower
 // on 2 threads than on 1; 4,000 grains 1.6x faster)
 enum { CPU_GRAINS_PER_THREAD = 1024 };
-// items a thread takes at a time in a loop phase: enough that taking them costs little, few enough
-// that the threads finish together
-enum { CPU_CHUNK = 256 };
 
 typedef struct grnCpu_ {
   grnData d;                  // arrays in host memory
@@ -444,19 +441,12 @@ static int cpu_phase_items(grnPhase phase, const grnData* d) {
   return d->n;
 }
 
-// loop phase over count items in chunks of CPU_CHUNK that the threads take as they come free,
-// then a barrier (inside a parallel region). not equal shares: the sorted broadphase orders the
-// grains by height, so a thread's half of a pour would be the bed or the falling grains above it.
-// results do not depend on who takes which chunk (each item writes only its own outputs)
+// loop phase over this thread's share of count items, then a barrier (inside a parallel region)
 static float cpu_phase_all(grnPhase phase, const grnData* d, const grnConsts* k, int count) {
-  float moved2 = 0;
-  int chunks = (count + CPU_CHUNK - 1) / CPU_CHUNK;
-  #pragma omp for schedule(dynamic, 1)
-  for (int b = 0; b < chunks; b++) {
-    int lo = b * CPU_CHUNK, hi = count - lo < CPU_CHUNK ? count : lo + CPU_CHUNK;
-    float m = cpu_phase(phase, d, k, lo, hi);
-    moved2 = m > moved2 ? m : moved2;
-  }
+  int t = omp_get_thread_num(), nt = omp_get_num_threads();
+  int lo = (int)((long long)count * t / nt), hi = (int)((long long)count * (t + 1) / nt);
+  float moved2 = cpu_phase(phase, d, k, lo, hi);
+  #pragma omp barrier
   return moved2;
 }
 
