@@ -253,7 +253,7 @@ GRN_HD grnVec3 grn_contact_torque(grnVec3 n, float arm, grnVec3 p) {
 
 // 1 when the law leaves the rolling and torsional state of grain-grain contacts zero without
 // reading it: dem without those bounds (its springs are then held at zero, grn_dem_contact, and
-// every slot's is stored in the substep). not carried then: a third of a dem contact's carry
+// every slot's is stored in the substep). not carried then: half of a contact's law state
 GRN_HD int grn_pair_rot_unread(const grnConsts* c) {
   return c->model == grnMODEL_DEM && c->rolling == 0 && c->torsional == 0;
 }

@@ -319,10 +319,10 @@ GRN_HD int grn_rotates_alone(const grnData* d, int i) { return d->inv_inertia[i]
 // order differs only with the sorted broadphase (grn_sorted.h). where results depend on an order
 // (a grain's contacts sorted by partner, which grain of a pair solves it, sums over grains), it is
 // the caller's, so they do not depend on the solver's
-GRN_HD int grn_uid(const grnData* d, int i) { return d->uid ? d->uid[i] : i; }
-// the same where the caller knows whether the grains have uids (a constant uids lets a loop over
-// contacts drop the test)
+// (grn_uid_if: uids is whether the grains have them, d->uid != NULL; a caller that passes a
+// constant lets a loop over contacts drop the test)
 GRN_HD int grn_uid_if(const grnData* d, int uids, int i) { return uids ? d->uid[i] : i; }
+GRN_HD int grn_uid(const grnData* d, int i) { return grn_uid_if(d, d->uid != NULL, i); }
 GRN_HD int grn_user_grain(const grnData* d, int u) { return d->rank ? d->rank[u] : u; }
 
 // the dem law's constants (kernels/dem_material.c derives them from the params)
