@@ -136,28 +136,24 @@ GRN_HD int grn_prev_pair_slot(const grnData* d, const grnConsts* c, int i, int j
   return -1;
 }
 
-// where grain i's neighbour list starts in nbr, and the step between its entries: on the gpu
-// entry by entry across the grains (a warp's reads coalesce), on the cpu grain by grain (a grain's
-// list in adjacent cache lines, which the filter of every substep reads)
-GRN_HD size_t grn_nbr_first(const grnData* d, const grnConsts* c, int i) {
+// grain i's neighbour list in nbr, and the step between its entries (*step): on the gpu entry by
+// entry across the grains (a warp's reads coalesce), on the cpu grain by grain (a grain's list in
+// adjacent cache lines, which the filter of every substep reads)
+GRN_HD int* grn_nbr_list(const grnData* d, const grnConsts* c, int i, size_t* step) {
 #ifdef __CUDACC__
-  return (size_t)i;
+  *step = (size_t)d->cap;
+  return d->nbr + i;
 #else
-  return (size_t)i * (size_t)c->neighbors;
-#endif
-}
-GRN_HD size_t grn_nbr_stride(const grnData* d) {
-#ifdef __CUDACC__
-  return (size_t)d->cap;
-#else
-  return 1;
+  *step = 1;
+  return d->nbr + (size_t)i * (size_t)c->neighbors;
 #endif
 }
 
 // neighbour list of grain i: the grains within the reach, from a hash of list cells
 GRN_HD void grn_build_neighbors(const grnData* d, const grnConsts* c, int i) {
-  int found = grn_grain_neighbors(d, c, c->skin, i, d->nbr + grn_nbr_first(d, c, i),
-                                  grn_nbr_stride(d), c->neighbors);
+  size_t step;
+  int* list = grn_nbr_list(d, c, i, &step);
+  int found = grn_grain_neighbors(d, c, c->skin, i, list, step, c->neighbors);
   d->nnbr[i] = found <= c->neighbors ? found : -1;
   if (found > c->neighbors) d->nbr_overflow[0] = 1;
   grn_store3(d->nbr_pos + 3 * i, grn_load3(d->pos + 3 * i));
@@ -178,8 +174,8 @@ GRN_HD int grn_grain_contacts(const grnData* d, const grnConsts* c, int i, int* 
   if (nn < 0) return grn_grain_neighbors(d, c, 0, i, out, stride, max);
   grnVec3 xi = grn_load3(d->pos + 3 * i);
   float ri = grn_radius(d, i);
-  const int* nbr = d->nbr + grn_nbr_first(d, c, i);
-  size_t step = grn_nbr_stride(d);
+  size_t step;
+  const int* nbr = grn_nbr_list(d, c, i, &step);
   int count = 0;
   for (int k = 0; k < nn; k++) {
     int j = nbr[k * step];
@@ -278,18 +274,23 @@ GRN_HD void grn_carry_law_state(const grnData* d, const grnConsts* c, int unit, 
 // grain-grain contacts of grain i into its contact slots, each with the law's state of the same
 // contact in the last substep (a contact new this substep starts from zero). dem: a contact only
 // the partner held (grain i had no slot left for it) takes the partner's springs, negated, so
-// the two copies agree again
-GRN_HD void grn_collide_grains(const grnData* d, const grnConsts* c, int i) {
+// the two copies agree again. keep: a list that is last substep's slot for slot (the same
+// partners in the same slots) leaves its state in the _prev arrays, which the law then reads
+// (most substeps, most grains: no copy); returns 1 when it did
+GRN_HD int grn_collide_grains(const grnData* d, const grnConsts* c, int i, int keep) {
   int cap = d->cap;
   // found into a local list (the sorting shifts stay out of the strided slots), then the slots
   int partner[GRN_MAX_PAIRS];
   int found = grn_grain_contacts(d, c, i, partner, 1, GRN_MAX_PAIRS);
   int count = found < GRN_MAX_PAIRS ? found : GRN_MAX_PAIRS;
+  int kept = keep && count == d->npair_prev[i];
+  for (int k = 0; k < count; k++) kept &= partner[k] == d->pair_prev[GRN_SLOT(k, i, cap)];
   int m = 0;
   for (int k = 0; k < count; k++) {
     size_t slot = GRN_SLOT(k, i, cap);
     int j = partner[k];
     d->pair[slot] = j;
+    if (kept) continue;
     int prev = grn_prev_pair_slot(d, c, i, j, &m);
     long long from = prev >= 0 ? (long long)GRN_SLOT(prev, i, cap) : -1;
     float sign = 1.0f;
@@ -305,6 +306,7 @@ GRN_HD void grn_collide_grains(const grnData* d, const grnConsts* c, int i) {
   }
   d->npair[i] = count;
   if (found > count) d->overflow[0] = 1;
+  return kept;
 }
 
 // velocity of a shape's body at a world point
@@ -331,11 +333,13 @@ GRN_HD void grn_shape_roll_lengths(const grnShape* sh, const grnData* d, const g
 }
 
 // grain-shape contacts of grain i, for every shape closer than the speculative margin, each with
-// the law's state of the last substep's contact with the same shape
-GRN_HD void grn_collide_shapes(const grnData* d, const grnConsts* c, int i) {
+// the law's state of the last substep's contact with the same shape; keep and the result as
+// grn_collide_grains'
+GRN_HD int grn_collide_shapes(const grnData* d, const grnConsts* c, int i, int keep) {
   grnVec3 x = grn_load3(d->pos + 3 * i);
   float r = grn_radius(d, i), margin = c->margin * r;
-  int count = 0, cap = d->cap;
+  int count = 0, cap = d->cap, nprev = d->nshape_prev[i];
+  int kept = keep;
   // a bound is no surface: its clump's spheres meet the shapes
   int nshapes = grn_cem_bound(d, c, i) ? 0 : d->nshapes;
   for (int s = 0; s < nshapes; s++) {
@@ -357,23 +361,47 @@ GRN_HD void grn_collide_shapes(const grnData* d, const grnConsts* c, int i) {
     grn_store3(d->sc_normal + 3 * slot, nrm);
     d->sc_depth[slot] = -dist;
     grn_store3(d->sc_vel + 3 * slot, grn_shape_point_velocity(sh, point));
+    kept &= count < nprev && d->sc_shape_prev[slot] == s;
+    count++;
+  }
+  kept &= count == nprev;
+  for (int k = 0; k < count && !kept; k++) {
+    size_t slot = GRN_SLOT(k, i, cap);
     long long prev = -1;
-    for (int m = 0; m < d->nshape_prev[i]; m++) {
-      if (d->sc_shape_prev[GRN_SLOT(m, i, cap)] == s) prev = (long long)GRN_SLOT(m, i, cap);
+    for (int m = 0; m < nprev; m++) {
+      if (d->sc_shape_prev[GRN_SLOT(m, i, cap)] == d->sc_shape[slot]) {
+        prev = (long long)GRN_SLOT(m, i, cap);
+      }
     }
     grn_carry_law_state(d, c, grnUNIT_SHAPE_SLOT, slot, prev, 1.0f);
-    count++;
   }
   d->nshape[i] = count;
   d->ncontact[i] = count + d->npair[i];
+  return kept;
 }
 
+// which of a grain's law state grn_collide_grain_keeping left in the _prev arrays
+typedef struct grnKept_ {
+  int pairs;                  // its grain-grain contacts' (pair_lin_prev, pair_rot_prev)
+  int shapes;                 // its grain-shape contacts' (sc_lin_prev, sc_rot_prev)
+} grnKept;
+
 // all contacts of grain i (narrowphase, model-free): its neighbour list first when the lists are
-// rebuilt this substep, then grains, then shapes
+// rebuilt this substep, then grains, then shapes; the state of contact lists unchanged since the
+// last substep left where it is (grn_collide_grains), for a law that reads it from there
+GRN_HD grnKept grn_collide_grain_keeping(const grnData* d, const grnConsts* c, int i) {
+  if (c->lists) grn_build_neighbors(d, c, i);
+  grnKept kept;
+  kept.pairs = grn_collide_grains(d, c, i, 1);
+  kept.shapes = grn_collide_shapes(d, c, i, 1);
+  return kept;
+}
+
+// all contacts of grain i, each slot's law state carried into the current arrays
 GRN_HD void grn_collide_grain(const grnData* d, const grnConsts* c, int i) {
   if (c->lists) grn_build_neighbors(d, c, i);
-  grn_collide_grains(d, c, i);
-  grn_collide_shapes(d, c, i);
+  grn_collide_grains(d, c, i, 0);
+  grn_collide_shapes(d, c, i, 0);
 }
 
 #endif  // MJGRANULAR_GRN_COLLIDE_H_

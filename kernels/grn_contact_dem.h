@@ -164,10 +164,11 @@ GRN_HD grnVec3 grn_dem_cem_angular(const grnData* d, int p, int i, const grnSlot
 // differences, symmetric terms are sums and products taken in either order) and grn_dem_contact
 // is odd in them. ui, uj: grn_uid of grains i and j. rolls: 0 when the rolling and torsional
 // coefficients are both zero (their bounds are then zero and the springs stay zero; a constant 0
-// lets the compiler drop them)
+// lets the compiler drop them). kept: the springs are still in the slot of the _prev arrays
+// (grn_collide_grain_keeping)
 GRN_HD void grn_dem_grain_contact(const grnData* d, const grnConsts* c, int i, int j, int ui,
-                                  int uj, size_t slot, int rolls, grnPairFrame* fr, grnVec3* f,
-                                  grnVec3* m) {
+                                  int uj, size_t slot, int rolls, int kept, grnPairFrame* fr,
+                                  grnVec3* f, grnVec3* m) {
   *fr = grn_pair_frame_uid(d, i, j, ui, uj);
   grnVec3 u, w;
   grn_contact_velocity(grn_load3(d->vel + 3 * i), grn_load3(d->angvel + 3 * i),
@@ -181,7 +182,9 @@ GRN_HD void grn_dem_grain_contact(const grnData* d, const grnConsts* c, int i, i
     tors = c->torsional * roll_reff;
   }
   float meff = 1.0f / (grn_inv_mass(d, i) + grn_inv_mass(d, j));
-  grnVec3 shear = grn_load3(d->pair_lin + 3 * slot), spring = grn_load3(d->pair_rot + 3 * slot);
+  const float* lin = kept ? d->pair_lin_prev : d->pair_lin;
+  const float* rot = kept ? d->pair_rot_prev : d->pair_rot;
+  grnVec3 shear = grn_load3(lin + 3 * slot), spring = grn_load3(rot + 3 * slot);
   grn_dem_contact(c, fr->depth, fr->n, u, w, reff, meff, c->dem.estar, c->dem.gstar, c->friction,
                   roll, tors, &shear, &spring, f, m);
   grn_store3(d->pair_lin + 3 * slot, shear);
@@ -201,7 +204,7 @@ GRN_HD void grn_dem_pair(const grnData* d, const grnConsts* c, int p) {
   grnPairFrame fr;
   grnVec3 f, m;
   grn_dem_grain_contact(d, c, i, j, grn_uid(d, i), grn_uid(d, j),
-                        GRN_SLOT(d->cp_slot[p], i, d->cap), 1, &fr, &f, &m);
+                        GRN_SLOT(d->cp_slot[p], i, d->cap), 1, 0, &fr, &f, &m);
   grn_store3(d->cp_normal + 3 * q, fr.n);
   d->cp_arm[2 * q] = fr.arm_i;
   d->cp_arm[2 * q + 1] = fr.arm_j;
@@ -210,9 +213,12 @@ GRN_HD void grn_dem_pair(const grnData* d, const grnConsts* c, int p) {
 }
 
 // grain i's shape contacts: each one's force over the substep as impulses on the grain
-// (sc_impulse, sc_angular) and its springs advanced
-GRN_HD void grn_dem_shape_forces(const grnData* d, const grnConsts* c, int i) {
+// (sc_impulse, sc_angular) and its springs advanced (kept: from the slots of the _prev arrays,
+// grn_collide_grain_keeping)
+GRN_HD void grn_dem_shape_forces(const grnData* d, const grnConsts* c, int i, int kept) {
   int cap = d->cap;
+  const float* lin = kept ? d->sc_lin_prev : d->sc_lin;
+  const float* rot = kept ? d->sc_rot_prev : d->sc_rot;
   float r = grn_radius(d, i), meff = 1.0f / grn_inv_mass(d, i);
   grnVec3 vi = grn_load3(d->vel + 3 * i), wi = grn_load3(d->angvel + 3 * i);
   for (int k = 0; k < d->nshape[i]; k++) {
@@ -223,7 +229,7 @@ GRN_HD void grn_dem_shape_forces(const grnData* d, const grnConsts* c, int i) {
     grnVec3 w = grn_sub(wi, grn_load3(sh->angvel));
     float roll, tors;
     grn_shape_roll_lengths(sh, d, c, i, &roll, &tors);
-    grnVec3 shear = grn_load3(d->sc_lin + 3 * slot), spring = grn_load3(d->sc_rot + 3 * slot);
+    grnVec3 shear = grn_load3(lin + 3 * slot), spring = grn_load3(rot + 3 * slot);
     grnVec3 f, m;
     grn_dem_contact(c, d->sc_depth[slot], n, u, w, r, meff, c->dem.estar_wall,
                     c->dem.gstar_wall, sh->friction, roll, tors, &shear, &spring, &f, &m);
@@ -261,17 +267,17 @@ GRN_HD void grn_dem_add_shape_impulses(const grnData* d, int i, grnVec3* imp, gr
 #endif
 
 // grain i's contact in its slot k (ui: grn_uid of grain i; uids: 1 when the grains have indices
-// in the caller's order, d->uid): its force computed from grain i's side and its springs
-// advanced; its impulse over the substep into p[b], its angular impulse about grain i's centre
-// into t[b]
+// in the caller's order, d->uid; rolls, kept as grn_dem_grain_contact): its force computed from
+// grain i's side and its springs advanced; its impulse over the substep into p[b], its angular
+// impulse about grain i's centre into t[b]
 GRN_HD void grn_dem_grain_slot(const grnData* d, const grnConsts* c, int i, int ui, int k,
-                               int rolls, int uids, int b, float* px, float* py, float* pz,
-                               float* tx, float* ty, float* tz) {
+                               int rolls, int uids, int kept, int b, float* px, float* py,
+                               float* pz, float* tx, float* ty, float* tz) {
   size_t slot = GRN_SLOT(k, i, d->cap);
   grnPairFrame fr;
   grnVec3 f, m;
   int j = d->pair[slot];
-  grn_dem_grain_contact(d, c, i, j, ui, grn_uid_if(d, uids, j), slot, rolls, &fr, &f, &m);
+  grn_dem_grain_contact(d, c, i, j, ui, grn_uid_if(d, uids, j), slot, rolls, kept, &fr, &f, &m);
   grnVec3 p = grn_scale(f, c->dt);
   grnVec3 t = grn_add(grn_contact_torque(fr.n, fr.arm_i, p), grn_scale(m, c->dt));
   px[b] = p.x; py[b] = p.y; pz[b] = p.z;
@@ -282,12 +288,12 @@ GRN_HD void grn_dem_grain_slot(const grnData* d, const grnConsts* c, int i, int 
 // (b = k - k0); a loop without locals of its own, which gcc's simd lowering would turn into
 // arrays
 GRN_HD void grn_dem_grain_batch(const grnData* d, const grnConsts* c, int i, int k0, int count,
-                                int rolls, int uids, float* px, float* py, float* pz, float* tx,
-                                float* ty, float* tz) {
+                                int rolls, int uids, int kept, float* px, float* py, float* pz,
+                                float* tx, float* ty, float* tz) {
   int ui = grn_uid(d, i);
   GRN_DEM_SIMD
   for (int b = 0; b < count; b++) {
-    grn_dem_grain_slot(d, c, i, ui, k0 + b, rolls, uids, b, px, py, pz, tx, ty, tz);
+    grn_dem_grain_slot(d, c, i, ui, k0 + b, rolls, uids, kept, b, px, py, pz, tx, ty, tz);
   }
 }
 
@@ -295,8 +301,8 @@ GRN_HD void grn_dem_grain_batch(const grnData* d, const grnConsts* c, int i, int
 // the substep's impulse and angular impulse on grain i summed in slot order, grains then shapes,
 // into its iterate (grn_iter_v, grn_iter_w) for the integration or its clump
 GRN_HD void grn_dem_forces_grain(const grnData* d, const grnConsts* c, int i) {
-  grn_collide_grain(d, c, i);
-  grn_dem_shape_forces(d, c, i);
+  grnKept kept = grn_collide_grain_keeping(d, c, i);
+  grn_dem_shape_forces(d, c, i, kept.shapes);
   int np = d->npair[i], rolls = c->rolling > 0 || c->torsional > 0, uids = d->uid != NULL;
   grnVec3 imp = grn_v3(0, 0, 0), torque = grn_v3(0, 0, 0);
   for (int k0 = 0; k0 < np; k0 += GRN_DEM_BATCH) {
@@ -305,13 +311,13 @@ GRN_HD void grn_dem_forces_grain(const grnData* d, const grnConsts* c, int i) {
     float tx[GRN_DEM_BATCH], ty[GRN_DEM_BATCH], tz[GRN_DEM_BATCH];
     // each case with its flags constant, so that the compiler drops what does not apply
     if (rolls && uids) {
-      grn_dem_grain_batch(d, c, i, k0, count, 1, 1, px, py, pz, tx, ty, tz);
+      grn_dem_grain_batch(d, c, i, k0, count, 1, 1, kept.pairs, px, py, pz, tx, ty, tz);
     } else if (rolls) {
-      grn_dem_grain_batch(d, c, i, k0, count, 1, 0, px, py, pz, tx, ty, tz);
+      grn_dem_grain_batch(d, c, i, k0, count, 1, 0, kept.pairs, px, py, pz, tx, ty, tz);
     } else if (uids) {
-      grn_dem_grain_batch(d, c, i, k0, count, 0, 1, px, py, pz, tx, ty, tz);
+      grn_dem_grain_batch(d, c, i, k0, count, 0, 1, kept.pairs, px, py, pz, tx, ty, tz);
     } else {
-      grn_dem_grain_batch(d, c, i, k0, count, 0, 0, px, py, pz, tx, ty, tz);
+      grn_dem_grain_batch(d, c, i, k0, count, 0, 0, kept.pairs, px, py, pz, tx, ty, tz);
     }
     for (int b = 0; b < count; b++) {
       imp = grn_add(imp, grn_v3(px[b], py[b], pz[b]));

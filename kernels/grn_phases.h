@@ -33,7 +33,7 @@ GRN_HD void grn_pj_integrate_grain(const grnData* d, const grnConsts* c, int i) 
 // shape contacts' forces (they need nothing else); then the pairs numbered
 GRN_HD void grn_dem_cem_narrowphase_grain(const grnData* d, const grnConsts* c, int i) {
   grn_collide_grain(d, c, i);
-  grn_dem_shape_forces(d, c, i);
+  grn_dem_shape_forces(d, c, i, 0);
 }
 GRN_HD void grn_dem_pairs_grain(const grnData* d, const grnConsts* c, int i) {
   grn_number_pairs(d, i);
