@@ -380,28 +380,22 @@ GRN_HD int grn_collide_shapes(const grnData* d, const grnConsts* c, int i, int k
   return kept;
 }
 
-// which of a grain's law state grn_collide_grain_keeping left in the _prev arrays
+// which of a grain's law state grn_collide_grain left in the _prev arrays
 typedef struct grnKept_ {
   int pairs;                  // its grain-grain contacts' (pair_lin_prev, pair_rot_prev)
   int shapes;                 // its grain-shape contacts' (sc_lin_prev, sc_rot_prev)
 } grnKept;
 
 // all contacts of grain i (narrowphase, model-free): its neighbour list first when the lists are
-// rebuilt this substep, then grains, then shapes; the state of contact lists unchanged since the
-// last substep left where it is (grn_collide_grains), for a law that reads it from there
-GRN_HD grnKept grn_collide_grain_keeping(const grnData* d, const grnConsts* c, int i) {
+// rebuilt this substep, then grains, then shapes. keep: the state of contact lists unchanged
+// since the last substep left where it is (grn_collide_grains), for a law that reads it from
+// there; 0: every slot's state carried into the current arrays
+GRN_HD grnKept grn_collide_grain(const grnData* d, const grnConsts* c, int i, int keep) {
   if (c->lists) grn_build_neighbors(d, c, i);
   grnKept kept;
-  kept.pairs = grn_collide_grains(d, c, i, 1);
-  kept.shapes = grn_collide_shapes(d, c, i, 1);
+  kept.pairs = grn_collide_grains(d, c, i, keep);
+  kept.shapes = grn_collide_shapes(d, c, i, keep);
   return kept;
-}
-
-// all contacts of grain i, each slot's law state carried into the current arrays
-GRN_HD void grn_collide_grain(const grnData* d, const grnConsts* c, int i) {
-  if (c->lists) grn_build_neighbors(d, c, i);
-  grn_collide_grains(d, c, i, 0);
-  grn_collide_shapes(d, c, i, 0);
 }
 
 #endif  // MJGRANULAR_GRN_COLLIDE_H_

@@ -165,7 +165,7 @@ GRN_HD grnVec3 grn_dem_cem_angular(const grnData* d, int p, int i, const grnSlot
 // is odd in them. ui, uj: grn_uid of grains i and j. rolls: 0 when the rolling and torsional
 // coefficients are both zero (their bounds are then zero and the springs stay zero; a constant 0
 // lets the compiler drop them). kept: the springs are still in the slot of the _prev arrays
-// (grn_collide_grain_keeping)
+// (grn_collide_grain)
 GRN_HD void grn_dem_grain_contact(const grnData* d, const grnConsts* c, int i, int j, int ui,
                                   int uj, size_t slot, int rolls, int kept, grnPairFrame* fr,
                                   grnVec3* f, grnVec3* m) {
@@ -214,7 +214,7 @@ GRN_HD void grn_dem_pair(const grnData* d, const grnConsts* c, int p) {
 
 // grain i's shape contacts: each one's force over the substep as impulses on the grain
 // (sc_impulse, sc_angular) and its springs advanced (kept: from the slots of the _prev arrays,
-// grn_collide_grain_keeping)
+// grn_collide_grain)
 GRN_HD void grn_dem_shape_forces(const grnData* d, const grnConsts* c, int i, int kept) {
   int cap = d->cap;
   const float* lin = kept ? d->sc_lin_prev : d->sc_lin;
@@ -301,7 +301,7 @@ GRN_HD void grn_dem_grain_batch(const grnData* d, const grnConsts* c, int i, int
 // the substep's impulse and angular impulse on grain i summed in slot order, grains then shapes,
 // into its iterate (grn_iter_v, grn_iter_w) for the integration or its clump
 GRN_HD void grn_dem_forces_grain(const grnData* d, const grnConsts* c, int i) {
-  grnKept kept = grn_collide_grain_keeping(d, c, i);
+  grnKept kept = grn_collide_grain(d, c, i, 1);
   grn_dem_shape_forces(d, c, i, kept.shapes);
   int np = d->npair[i], rolls = c->rolling > 0 || c->torsional > 0, uids = d->uid != NULL;
   grnVec3 imp = grn_v3(0, 0, 0), torque = grn_v3(0, 0, 0);

@@ -21,7 +21,7 @@
 // the projected jacobi model's grain phases that combine model-free work with the law's
 GRN_HD void grn_pj_narrowphase_grain(const grnData* d, const grnConsts* c, int i) {
   grn_predict_grain(d, c, i);
-  grn_collide_grain(d, c, i);
+  grn_collide_grain(d, c, i, 0);
   grn_pj_start_grain(d, c, i);
 }
 GRN_HD void grn_pj_integrate_grain(const grnData* d, const grnConsts* c, int i) {
@@ -32,7 +32,7 @@ GRN_HD void grn_pj_integrate_grain(const grnData* d, const grnConsts* c, int i) 
 // the dem model's with contact fields, which pair the contacts: the contacts found, and the
 // shape contacts' forces (they need nothing else); then the pairs numbered
 GRN_HD void grn_dem_cem_narrowphase_grain(const grnData* d, const grnConsts* c, int i) {
-  grn_collide_grain(d, c, i);
+  grn_collide_grain(d, c, i, 0);
   grn_dem_shape_forces(d, c, i, 0);
 }
 GRN_HD void grn_dem_pairs_grain(const grnData* d, const grnConsts* c, int i) {
@@ -41,7 +41,7 @@ GRN_HD void grn_dem_pairs_grain(const grnData* d, const grnConsts* c, int i) {
 
 // the pbd model's: the contacts found, and the predicted displacement as the first iterate
 GRN_HD void grn_pbd_narrowphase_grain(const grnData* d, const grnConsts* c, int i) {
-  grn_collide_grain(d, c, i);
+  grn_collide_grain(d, c, i, 0);
   grn_pbd_start_grain(d, c, i);
 }
 
