@@ -642,9 +642,9 @@ grnStatus grn_get_contacts(const grnSolver* s, void* buf) {
 
 // 1 if the k partners of grain i are in increasing order (ordered) or all different (not)
 static int partners_fit(const int* pair, int cap, int i, int k, int ordered) {
-  int j = pair[GRN_SLOT(k, i, cap)];
+  int j = pair[GRN_STATE_SLOT(k, i, cap)];
   for (int m = ordered && k > 0 ? k - 1 : 0; m < k; m++) {
-    int other = pair[GRN_SLOT(m, i, cap)];
+    int other = pair[GRN_STATE_SLOT(m, i, cap)];
     if (ordered ? j <= other : j == other) return 0;
   }
   return 1;
@@ -676,7 +676,7 @@ static grnStatus check_contacts(const grnSolver* s, const void* buf, char* msg, 
       return grnERR_ARG;
     }
     for (int k = 0; k < np; k++) {
-      int j = pair[GRN_SLOT(k, i, cap)];
+      int j = pair[GRN_STATE_SLOT(k, i, cap)];
       if (j >= 0 && j < s->n && partners_fit(pair, cap, i, k, ordered)) continue;
       if (msg && size > 0) {
         snprintf(msg, size, "grain %d, contact %d: partner %d %s", i, k, j,
@@ -700,7 +700,7 @@ static grnStatus check_contacts(const grnSolver* s, const void* buf, char* msg, 
       for (int i = 0; i < s->n; i++) {
         if (k >= used[i]) continue;
         for (int e = 0; e < desc->width; e++) {
-          if (isfinite(v[desc->width * GRN_SLOT(k, i, cap) + e])) continue;
+          if (isfinite(v[desc->width * GRN_STATE_SLOT(k, i, cap) + e])) continue;
           if (msg && size > 0) {
             snprintf(msg, size, "grain %d, contact %d: %s is not finite", i, k, desc->name);
           }
@@ -778,7 +778,7 @@ grnStatus grn_set_contacts(grnSolver* s, const void* buf) {
 // copy count slots of width 4-byte numbers per grain for the first n grains, capacity a to b
 static void copy_slots(const char* src, int a, char* dst, int b, int n, int count, int width) {
   for (int k = 0; k < count; k++) {
-    memcpy(dst + 4 * width * GRN_SLOT(k, 0, b), src + 4 * width * GRN_SLOT(k, 0, a),
+    memcpy(dst + 4 * width * GRN_STATE_SLOT(k, 0, b), src + 4 * width * GRN_STATE_SLOT(k, 0, a),
            4 * (size_t)width * n);
   }
 }
@@ -808,13 +808,13 @@ grnStatus grn_convert_contacts(const void* src, int src_cap, void* dst, int dst_
   for (int i = 0; i < n; i++) {
     for (int k = 1; k < npair[i]; k++) {
       int m = k;
-      for (; m > 0 && pair[GRN_SLOT(m - 1, i, dst_cap)] > pair[GRN_SLOT(m, i, dst_cap)]; m--) {
+      for (; m > 0 && pair[GRN_STATE_SLOT(m - 1, i, dst_cap)] > pair[GRN_STATE_SLOT(m, i, dst_cap)]; m--) {
         for (int a = 0; a < grnNCONTACT_ARRAYS; a++) {
           const grnArrayDesc* desc = grn_contact_arrays + a;
           if (desc->unit != grnUNIT_PAIR_SLOT) continue;
           char* v = d + grn_contact_offset(a, dst_cap);
           size_t w = desc->size * desc->width;
-          char *x = v + w * GRN_SLOT(m, i, dst_cap), *y = v + w * GRN_SLOT(m - 1, i, dst_cap);
+          char *x = v + w * GRN_STATE_SLOT(m, i, dst_cap), *y = v + w * GRN_STATE_SLOT(m - 1, i, dst_cap);
           for (size_t b = 0; b < w; b++) {
             char t = x[b];
             x[b] = y[b];

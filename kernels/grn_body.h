@@ -52,7 +52,7 @@ GRN_HD void grn_body_velocity_change(const float* mob, const double* impulse, fl
 // the accumulated ones; dem, pbd: the substep's)
 GRN_HD void grn_shape_contact_wrench(const grnData* d, const grnConsts* c, int i, int k,
                                      grnVec3* force, grnVec3* torque) {
-  size_t slot = GRN_SLOT(k, i, d->cap);
+  size_t slot = GRN_SHAPE_SLOT(k, i, d->cap);
   const grnShape* sh = d->shapes + d->sc_shape[slot];
   grnVec3 r = grn_body_arm(d, sh, i, grn_load3(d->sc_normal + 3 * slot));
   int pj = c->model == grnMODEL_PJ;

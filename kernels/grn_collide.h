@@ -125,13 +125,13 @@ GRN_HD int grn_prev_pair_slot(const grnData* d, const grnConsts* c, int i, int j
   int cap = d->cap, nprev = d->npair_prev[i];
   if (c->ordered) {
     // the contact kept from the last substep, the common case: found without reading uids
-    if (*m < nprev && d->pair_prev[GRN_SLOT(*m, i, cap)] == j) return (*m)++;
+    if (*m < nprev && d->pair_prev[GRN_PAIR_SLOT(*m, i, cap)] == j) return (*m)++;
     int uj = grn_uid(d, j);
-    while (*m < nprev && grn_uid(d, d->pair_prev[GRN_SLOT(*m, i, cap)]) < uj) (*m)++;
-    return *m < nprev && d->pair_prev[GRN_SLOT(*m, i, cap)] == j ? *m : -1;
+    while (*m < nprev && grn_uid(d, d->pair_prev[GRN_PAIR_SLOT(*m, i, cap)]) < uj) (*m)++;
+    return *m < nprev && d->pair_prev[GRN_PAIR_SLOT(*m, i, cap)] == j ? *m : -1;
   }
   for (int k = 0; k < nprev; k++) {
-    if (d->pair_prev[GRN_SLOT(k, i, cap)] == j) return k;
+    if (d->pair_prev[GRN_PAIR_SLOT(k, i, cap)] == j) return k;
   }
   return -1;
 }
@@ -284,21 +284,21 @@ GRN_HD int grn_collide_grains(const grnData* d, const grnConsts* c, int i, int k
   int found = grn_grain_contacts(d, c, i, partner, 1, GRN_MAX_PAIRS);
   int count = found < GRN_MAX_PAIRS ? found : GRN_MAX_PAIRS;
   int kept = keep && count == d->npair_prev[i];
-  for (int k = 0; k < count; k++) kept &= partner[k] == d->pair_prev[GRN_SLOT(k, i, cap)];
+  for (int k = 0; k < count; k++) kept &= partner[k] == d->pair_prev[GRN_PAIR_SLOT(k, i, cap)];
   int m = 0;
   for (int k = 0; k < count; k++) {
-    size_t slot = GRN_SLOT(k, i, cap);
+    size_t slot = GRN_PAIR_SLOT(k, i, cap);
     int j = partner[k];
     d->pair[slot] = j;
     if (kept) continue;
     int prev = grn_prev_pair_slot(d, c, i, j, &m);
-    long long from = prev >= 0 ? (long long)GRN_SLOT(prev, i, cap) : -1;
+    long long from = prev >= 0 ? (long long)GRN_PAIR_SLOT(prev, i, cap) : -1;
     float sign = 1.0f;
     if (from < 0 && c->model == grnMODEL_DEM) {
       // a contact only the partner held: its springs (dem's law state is all vectors)
       int first = 0, mirror = grn_prev_pair_slot(d, c, j, i, &first);
       if (mirror >= 0) {
-        from = (long long)GRN_SLOT(mirror, j, cap);
+        from = (long long)GRN_PAIR_SLOT(mirror, j, cap);
         sign = -1.0f;
       }
     }
@@ -354,7 +354,7 @@ GRN_HD int grn_collide_shapes(const grnData* d, const grnConsts* c, int i, int k
     float dist = grn_sdf_shape(sh, d->grids, grn_mulmat_t(sh->mat, rel), &grad) - r;
     if (dist >= margin) continue;
     if (count == GRN_MAX_SHAPE_CONTACTS) { d->overflow[0] = 1; continue; }
-    size_t slot = GRN_SLOT(count, i, cap);
+    size_t slot = GRN_SHAPE_SLOT(count, i, cap);
     grnVec3 nrm = grn_mulmat(sh->mat, grad);
     grnVec3 point = grn_sub(x, grn_scale(nrm, r));
     d->sc_shape[slot] = s;
@@ -366,11 +366,11 @@ GRN_HD int grn_collide_shapes(const grnData* d, const grnConsts* c, int i, int k
   }
   kept &= count == nprev;
   for (int k = 0; k < count && !kept; k++) {
-    size_t slot = GRN_SLOT(k, i, cap);
+    size_t slot = GRN_SHAPE_SLOT(k, i, cap);
     long long prev = -1;
     for (int m = 0; m < nprev; m++) {
-      if (d->sc_shape_prev[GRN_SLOT(m, i, cap)] == d->sc_shape[slot]) {
-        prev = (long long)GRN_SLOT(m, i, cap);
+      if (d->sc_shape_prev[GRN_SHAPE_SLOT(m, i, cap)] == d->sc_shape[slot]) {
+        prev = (long long)GRN_SHAPE_SLOT(m, i, cap);
       }
     }
     grn_carry_law_state(d, c, grnUNIT_SHAPE_SLOT, slot, prev, 1.0f);

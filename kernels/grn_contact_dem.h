@@ -125,7 +125,7 @@ GRN_HD void grn_dem_contact(const grnConsts* c, float depth, grnVec3 n, grnVec3 
 GRN_HD void grn_dem_cem_pair(const grnData* d, const grnConsts* c, int p) {
   size_t q = (size_t)p;
   int i = d->cp_grain[p], j = d->cp_partner[p];
-  size_t slot = GRN_SLOT(d->cp_slot[p], i, d->cap);
+  size_t slot = GRN_PAIR_SLOT(d->cp_slot[p], i, d->cap);
   int ti = d->clump_type[d->elem_clump[i]], tj = d->clump_type[d->elem_clump[j]];
   grnVec3 xi = grn_load3(d->pos + 3 * i), xj = grn_load3(d->pos + 3 * j);
   grnCemContact cc = grn_cem_contact(d->cem, ti, xi, grn_load_quat(d->orient + 4 * i), tj, xj,
@@ -204,7 +204,7 @@ GRN_HD void grn_dem_pair(const grnData* d, const grnConsts* c, int p) {
   grnPairFrame fr;
   grnVec3 f, m;
   grn_dem_grain_contact(d, c, i, j, grn_uid(d, i), grn_uid(d, j),
-                        GRN_SLOT(d->cp_slot[p], i, d->cap), 1, 0, &fr, &f, &m);
+                        GRN_PAIR_SLOT(d->cp_slot[p], i, d->cap), 1, 0, &fr, &f, &m);
   grn_store3(d->cp_normal + 3 * q, fr.n);
   d->cp_arm[2 * q] = fr.arm_i;
   d->cp_arm[2 * q + 1] = fr.arm_j;
@@ -222,7 +222,7 @@ GRN_HD void grn_dem_shape_forces(const grnData* d, const grnConsts* c, int i, in
   float r = grn_radius(d, i), meff = 1.0f / grn_inv_mass(d, i);
   grnVec3 vi = grn_load3(d->vel + 3 * i), wi = grn_load3(d->angvel + 3 * i);
   for (int k = 0; k < d->nshape[i]; k++) {
-    size_t slot = GRN_SLOT(k, i, cap);
+    size_t slot = GRN_SHAPE_SLOT(k, i, cap);
     const grnShape* sh = d->shapes + d->sc_shape[slot];
     grnVec3 n = grn_load3(d->sc_normal + 3 * slot);
     grnVec3 u = grn_shape_contact_velocity(vi, wi, r, n, grn_load3(d->sc_vel + 3 * slot));
@@ -246,7 +246,7 @@ GRN_HD void grn_dem_add_shape_impulses(const grnData* d, int i, grnVec3* imp, gr
   int cap = d->cap;
   float r = grn_radius(d, i);
   for (int k = 0; k < d->nshape[i]; k++) {
-    size_t slot = GRN_SLOT(k, i, cap);
+    size_t slot = GRN_SHAPE_SLOT(k, i, cap);
     grnVec3 p = grn_load3(d->sc_impulse + 3 * slot);
     grnVec3 n = grn_load3(d->sc_normal + 3 * slot);
     *imp = grn_add(*imp, p);
@@ -273,7 +273,7 @@ GRN_HD void grn_dem_add_shape_impulses(const grnData* d, int i, grnVec3* imp, gr
 GRN_HD void grn_dem_grain_slot(const grnData* d, const grnConsts* c, int i, int ui, int k,
                                int rolls, int uids, int kept, int b, float* px, float* py,
                                float* pz, float* tx, float* ty, float* tz) {
-  size_t slot = GRN_SLOT(k, i, d->cap);
+  size_t slot = GRN_PAIR_SLOT(k, i, d->cap);
   grnPairFrame fr;
   grnVec3 f, m;
   int j = d->pair[slot];
@@ -335,14 +335,14 @@ GRN_HD void grn_dem_pair_sums_grain(const grnData* d, const grnConsts* c, int i)
   int cap = d->cap, bound = grn_cem_bound(d, c, i);
   grnVec3 imp = grn_v3(0, 0, 0), torque = grn_v3(0, 0, 0);
   for (int k = 0; k < d->npair[i]; k++) {
-    size_t slot = GRN_SLOT(k, i, cap);
+    size_t slot = GRN_PAIR_SLOT(k, i, cap);
     int ref = d->pair_ref[slot];
     grnSlotView v;
     int p = grn_slot_view(d, ref, &v);
     if (p < 0 || ref < 0) {
       grnVec3 shear = grn_v3(0, 0, 0), spring = grn_v3(0, 0, 0);
       if (p >= 0) {
-        size_t from = GRN_SLOT(d->cp_slot[p], d->cp_grain[p], cap);
+        size_t from = GRN_PAIR_SLOT(d->cp_slot[p], d->cp_grain[p], cap);
         shear = grn_scale(grn_load3(d->pair_lin + 3 * from), -1.0f);
         spring = grn_scale(grn_load3(d->pair_rot + 3 * from), -1.0f);
       }

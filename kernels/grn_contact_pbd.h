@@ -118,12 +118,12 @@ GRN_HD void grn_pbd_start_grain(const grnData* d, const grnConsts* c, int i) {
   grnVec3 v = grn_add(grn_load3(d->vel + 3 * i), grn_scale(grn_load3(c->gravity), c->dt));
   grnVec3 imp = grn_v3(0, 0, 0), zero = imp;
   for (int k = 0; k < d->npair[i]; k++) {
-    size_t slot = GRN_SLOT(k, i, cap);
+    size_t slot = GRN_PAIR_SLOT(k, i, cap);
     grnPbdParts p = grn_pbd_state(d->pair_rot, d->pair_lin, slot);
     imp = grn_add(imp, grn_pbd_total(grn_pair_frame(d, i, d->pair[slot]).n, &p));
   }
   for (int k = 0; k < d->nshape[i]; k++) {
-    size_t slot = GRN_SLOT(k, i, cap);
+    size_t slot = GRN_SHAPE_SLOT(k, i, cap);
     grnPbdParts p = grn_pbd_state(d->sc_rot, d->sc_lin, slot);
     grnVec3 total = grn_pbd_total(grn_load3(d->sc_normal + 3 * slot), &p);
     grn_store3(d->sc_impulse + 3 * slot, total);
@@ -143,7 +143,7 @@ GRN_HD void grn_pbd_prepare_pair(const grnData* d, const grnConsts* c, int p) {
   float wj = grn_inv_mass(d, j);
   d->cp_mass[4 * q] = grn_pbd_damping(c, 1.0f / (grn_inv_mass(d, i) + wj));
   d->cp_mass[4 * q + 1] = grn_pbd_to_disp(d, c, i, (float)d->ncontact[j] * wj);
-  grnPbdParts imp = grn_pbd_state(d->pair_rot, d->pair_lin, GRN_SLOT(d->cp_slot[p], i, d->cap));
+  grnPbdParts imp = grn_pbd_state(d->pair_rot, d->pair_lin, GRN_PAIR_SLOT(d->cp_slot[p], i, d->cap));
   grn_pbd_put_pair_parts(d, q, &imp);
 }
 
@@ -188,7 +188,7 @@ GRN_HD void grn_pbd_solve_grain(const grnData* d, const grnConsts* c, int i) {
   int awake = grn_pbd_awake(d->iter, i);
   float im = grn_inv_mass(d, i);
   for (int k = 0; k < d->npair[i]; k++) {
-    int ref = d->pair_ref[GRN_SLOT(k, i, cap)];
+    int ref = d->pair_ref[GRN_PAIR_SLOT(k, i, cap)];
     float sign;
     int p = grn_slot_pair(ref, &sign);
     if (p < 0) continue;
@@ -202,7 +202,7 @@ GRN_HD void grn_pbd_solve_grain(const grnData* d, const grnConsts* c, int i) {
   float r = grn_radius(d, i), rigid = d->nshape[i] > 0 ? grn_pbd_damping(c, 1.0f / im) : 0.0f;
   float kinetic = c->friction > 0 ? c->kinetic_friction / c->friction : 1.0f;
   for (int k = 0; k < d->nshape[i]; k++) {
-    size_t slot = GRN_SLOT(k, i, cap);
+    size_t slot = GRN_SHAPE_SLOT(k, i, cap);
     const grnShape* sh = d->shapes + d->sc_shape[slot];
     grnVec3 n = grn_load3(d->sc_normal + 3 * slot);
     grnVec3 u = grn_sub(disp, grn_scale(grn_load3(d->sc_vel + 3 * slot), c->dt));
@@ -235,7 +235,7 @@ GRN_HD void grn_pbd_integrate_grain(const grnData* d, const grnConsts* c, int i)
   int held = !grn_pbd_awake(d->iter, i) && !grn_pbd_wakes(d, c, i, disp);
   grn_move_grain(d, c, i, v, held ? grn_v3(0, 0, 0) : v, grn_v3(0, 0, 0));
   for (int k = 0; k < d->npair[i]; k++) {
-    size_t slot = GRN_SLOT(k, i, d->cap);
+    size_t slot = GRN_PAIR_SLOT(k, i, d->cap);
     float sign;
     int p = grn_slot_pair(d->pair_ref[slot], &sign);
     grnPbdParts imp = {0, 0, {0, 0, 0}};
@@ -247,7 +247,7 @@ GRN_HD void grn_pbd_integrate_grain(const grnData* d, const grnConsts* c, int i)
   }
   for (int k = 0; k < d->nshape[i] && c->pbd_passes == grnPBD_AVERAGED; k++) {
     grnPbdParts none = {0, 0, {0, 0, 0}};
-    grn_pbd_put_state(d->sc_rot, d->sc_lin, GRN_SLOT(k, i, d->cap), &none);
+    grn_pbd_put_state(d->sc_rot, d->sc_lin, GRN_SHAPE_SLOT(k, i, d->cap), &none);
   }
 }
 

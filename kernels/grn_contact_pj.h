@@ -159,7 +159,7 @@ GRN_HD void grn_pj_start_grain(const grnData* d, const grnConsts* c, int i) {
   int cap = d->cap;
   grnVec3 imp = grn_v3(0, 0, 0), torque = grn_v3(0, 0, 0);
   for (int k = 0; k < d->npair[i]; k++) {
-    size_t slot = GRN_SLOT(k, i, cap);
+    size_t slot = GRN_PAIR_SLOT(k, i, cap);
     grnVec3 lam = grn_load3(d->pair_lin + 3 * slot), mom = grn_load3(d->pair_rot + 3 * slot);
     grnPairFrame f = grn_pair_frame(d, i, d->pair[slot]);
     imp = grn_add(imp, lam);
@@ -168,7 +168,7 @@ GRN_HD void grn_pj_start_grain(const grnData* d, const grnConsts* c, int i) {
   }
   float r = grn_radius(d, i);
   for (int k = 0; k < d->nshape[i]; k++) {
-    size_t slot = GRN_SLOT(k, i, cap);
+    size_t slot = GRN_SHAPE_SLOT(k, i, cap);
     grnVec3 lam = grn_load3(d->sc_lin + 3 * slot), mom = grn_load3(d->sc_rot + 3 * slot);
     imp = grn_add(imp, lam);
     torque = grn_add(torque, grn_add(grn_contact_torque(grn_load3(d->sc_normal + 3 * slot), r,
@@ -189,7 +189,7 @@ GRN_HD void grn_pj_start_grain(const grnData* d, const grnConsts* c, int i) {
 GRN_HD void grn_pj_prepare_pair(const grnData* d, const grnConsts* c, int p) {
   size_t q = (size_t)p;
   int i = d->cp_grain[p], j = d->cp_partner[p];
-  size_t slot = GRN_SLOT(d->cp_slot[p], i, d->cap);
+  size_t slot = GRN_PAIR_SLOT(d->cp_slot[p], i, d->cap);
   grnPairFrame f = grn_pair_frame(d, i, j);
   grnPjMass m = grn_pj_pair_mass(d, c, i, j, f);
   grn_store3(d->cp_normal + 3 * q, f.n);
@@ -278,14 +278,14 @@ GRN_HD void grn_pj_add_slot(const grnData* d, int ref, grnPjSums* s) {
 GRN_HD void grn_pj_grain_impulses(const grnData* d, const grnConsts* c, int i, grnPjSums* s) {
   int cap = d->cap;
   if (!c->one_loop) {
-    for (int k = 0; k < d->npair[i]; k++) grn_pj_add_slot(d, d->pair_ref[GRN_SLOT(k, i, cap)], s);
+    for (int k = 0; k < d->npair[i]; k++) grn_pj_add_slot(d, d->pair_ref[GRN_PAIR_SLOT(k, i, cap)], s);
     return;
   }
   int partner[GRN_MAX_PAIRS];
   int found = grn_grain_contacts(d, c, i, partner, 1, GRN_MAX_PAIRS);
   int count = found < GRN_MAX_PAIRS ? found : GRN_MAX_PAIRS;
   for (int k = 0; k < count; k++) {
-    size_t slot = GRN_SLOT(k, i, cap);
+    size_t slot = GRN_PAIR_SLOT(k, i, cap);
     int j = partner[k];
     grnPairFrame f = grn_pair_frame(d, i, j);
     grnVec3 imp = grn_load3(d->pair_lin + 3 * slot), mom = grn_load3(d->pair_rot + 3 * slot);
@@ -321,7 +321,7 @@ GRN_HD void grn_pj_shape_impulses(const grnData* d, const grnConsts* c, int i, g
   float nc = (float)d->ncontact[i], r = grn_radius(d, i);
   grnVec3 vi = grn_iter_v(d->iter, i), wi = grn_iter_w(d->iter, i), bi = grn_iter_b(d->iter, i);
   for (int k = 0; k < d->nshape[i]; k++) {
-    size_t slot = GRN_SLOT(k, i, cap);
+    size_t slot = GRN_SHAPE_SLOT(k, i, cap);
     const grnShape* sh = d->shapes + d->sc_shape[slot];
     grnVec3 n = grn_load3(d->sc_normal + 3 * slot);
     grnVec3 u = grn_shape_contact_velocity(vi, wi, r, n, grn_load3(d->sc_vel + 3 * slot));
@@ -380,7 +380,7 @@ GRN_HD void grn_pj_store_grain(const grnData* d, const grnConsts* c, int i) {
   int cap = d->cap;
   if (c->one_loop) return;
   for (int k = 0; k < d->npair[i]; k++) {
-    size_t slot = GRN_SLOT(k, i, cap);
+    size_t slot = GRN_PAIR_SLOT(k, i, cap);
     float sign;
     int p = grn_slot_pair(d->pair_ref[slot], &sign);
     grnVec3 imp = grn_v3(0, 0, 0), mom = grn_v3(0, 0, 0);

@@ -18,8 +18,24 @@
 // pair reference of a slot whose contact found no room among the pairs (it gets no impulse)
 #define GRN_NO_PAIR (-2147483647 - 1)
 
-// contact slots are slot-major: slot k of grain i lives at k * cap + i (coalesced on gpus)
-#define GRN_SLOT(k, i, cap) ((size_t)(k) * (size_t)(cap) + (size_t)(i))
+// slot k of grain i in the contact state's layout (plugin_state, bed files, grn_get_contacts):
+// slot by slot across the grains, k cap + i, whichever backend holds the state
+#define GRN_STATE_SLOT(k, i, cap) ((size_t)(k) * (size_t)(cap) + (size_t)(i))
+
+// slot k of grain i in the solver's own arrays of `slots` slots a grain: on the gpu as in the
+// state (a warp's reads coalesce); on the cpu grain by grain, i slots + k, so a grain's contacts
+// lie in adjacent cache lines, which its loops read (the cpu backend's reads and writes convert)
+GRN_HD size_t grn_slot_index(int slots, int k, int i, int cap) {
+#ifdef __CUDACC__
+  (void)slots;
+  return GRN_STATE_SLOT(k, i, cap);
+#else
+  (void)cap;
+  return (size_t)i * (size_t)slots + (size_t)k;
+#endif
+}
+#define GRN_PAIR_SLOT(k, i, cap) grn_slot_index(GRN_MAX_PAIRS, k, i, cap)
+#define GRN_SHAPE_SLOT(k, i, cap) grn_slot_index(GRN_MAX_SHAPE_CONTACTS, k, i, cap)
 
 // what the length of a solver array counts
 typedef enum grnArrayUnit_ {
@@ -260,10 +276,15 @@ static inline size_t grn_unit_count(int unit, const grnData* d, int nbody, const
   return 0;
 }
 
-// contact slots per grain of an array of a contact-state unit (grain arrays: 1)
-static inline int grn_unit_slots(int unit) {
-  return unit == grnUNIT_PAIR_SLOT ? GRN_MAX_PAIRS :
-         unit == grnUNIT_SHAPE_SLOT ? GRN_MAX_SHAPE_CONTACTS : 1;
+// contact slots per grain of an array of unit `unit` (arrays of grains and the rest: 1)
+GRN_HD int grn_unit_slots(int unit) {
+  switch (unit) {
+    case grnUNIT_PAIR_SLOT: case grnUNIT_LOOP_SLOT: case grnUNIT_PAIRING_SLOT:
+      return GRN_MAX_PAIRS;
+    case grnUNIT_SHAPE_SLOT: case grnUNIT_FORCE_SHAPE_SLOT:
+      return GRN_MAX_SHAPE_CONTACTS;
+  }
+  return 1;
 }
 
 // the current contacts become the previous ones (the warm start of the next narrowphase)

@@ -22,12 +22,12 @@ GRN_HD void grn_link_grain(const grnData* d, const grnConsts* c, int i) {
   unsigned solved = 0;
   int ui = grn_uid(d, i);
   for (int k = 0; k < d->npair[i]; k++) {
-    size_t slot = GRN_SLOT(k, i, cap);
+    size_t slot = GRN_PAIR_SLOT(k, i, cap);
     int j = d->pair[slot], mirror = -1;
     // i in the partner's list; an ordered list is sorted: stop at the first partner past i
     for (int m = 0; m < d->npair[j]; m++) {
-      int p = d->pair[GRN_SLOT(m, j, cap)];
-      if (p == i) mirror = (int)GRN_SLOT(m, j, cap);
+      int p = d->pair[GRN_PAIR_SLOT(m, j, cap)];
+      if (p == i) mirror = (int)GRN_PAIR_SLOT(m, j, cap);
       if (p == i || (c->ordered && grn_uid(d, p) > ui)) break;
     }
     if (grn_uid(d, j) > ui || mirror < 0) {
@@ -46,7 +46,7 @@ GRN_HD int grn_number_pairs(const grnData* d, int i) {
   unsigned solved = d->pair_solved[i];
   for (int k = 0; k < d->npair[i]; k++) {
     if (!((solved >> k) & 1u)) continue;
-    size_t slot = GRN_SLOT(k, i, cap);
+    size_t slot = GRN_PAIR_SLOT(k, i, cap);
     int mirror = d->pair_ref[slot];
     if (p >= d->cp_cap) {
       d->pair_ref[slot] = GRN_NO_PAIR;

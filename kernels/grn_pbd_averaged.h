@@ -94,7 +94,7 @@ GRN_HD void grn_pbd_averaged_start_grain(const grnData* d, const grnConsts* c, i
   grnPbdParts none = {0, 0, {0, 0, 0}};
   grn_pbd_store(d->iter, i, disp, grn_pbd_wakes(d, c, i, disp));
   for (int k = 0; k < d->nshape[i]; k++) {
-    size_t slot = GRN_SLOT(k, i, d->cap);
+    size_t slot = GRN_SHAPE_SLOT(k, i, d->cap);
     grn_store3(d->sc_impulse + 3 * slot, zero);
     grn_store3(d->sc_angular + 3 * slot, zero);
     grn_pbd_put_state(d->sc_rot, d->sc_lin, slot, &none);
@@ -139,7 +139,7 @@ GRN_HD void grn_pbd_averaged_solve_grain(const grnData* d, const grnConsts* c, i
   int awake = grn_pbd_awake(d->iter, i);
   float im = grn_inv_mass(d, i);
   for (int k = 0; k < d->npair[i]; k++) {
-    int ref = d->pair_ref[GRN_SLOT(k, i, cap)];
+    int ref = d->pair_ref[GRN_PAIR_SLOT(k, i, cap)];
     float sign;
     int p = grn_slot_pair(ref, &sign);
     if (p < 0 || d->cp_bias[p] == 0) continue;
@@ -156,7 +156,7 @@ GRN_HD void grn_pbd_averaged_solve_grain(const grnData* d, const grnConsts* c, i
   float kinetic = c->friction > 0 ? c->kinetic_friction / c->friction : 1.0f;
   grnPbdCoef rigid = grn_pbd_coef(c, 1.0f / im);
   for (int k = 0; k < d->nshape[i]; k++) {
-    size_t slot = GRN_SLOT(k, i, cap);
+    size_t slot = GRN_SHAPE_SLOT(k, i, cap);
     const grnShape* sh = d->shapes + d->sc_shape[slot];
     grnVec3 n = grn_load3(d->sc_normal + 3 * slot);
     grnVec3 u = grn_sub(disp, grn_scale(grn_load3(d->sc_vel + 3 * slot), c->dt));
@@ -180,7 +180,7 @@ GRN_HD void grn_pbd_averaged_solve_grain(const grnData* d, const grnConsts* c, i
   // the average; the grain's part of a shape contact's correction gives it the impulse m dp / dt
   float avg = touching > 0 ? 1.0f / (float)touching : 0.0f, to_impulse = avg / (im * c->dt);
   for (int k = 0; k < d->nshape[i]; k++) {
-    float* imp = d->sc_impulse + 3 * GRN_SLOT(k, i, cap);
+    float* imp = d->sc_impulse + 3 * GRN_SHAPE_SLOT(k, i, cap);
     grn_store3(imp, grn_add(grn_load3(imp), grn_scale(corr[k], to_impulse)));
   }
   disp = grn_add(disp, grn_scale(sum, avg));

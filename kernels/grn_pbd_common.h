@@ -85,7 +85,7 @@ GRN_HD void grn_pbd_store(float* it, int i, grnVec3 disp, int awake) {
 // 1 when grain i touches a shape that moves
 GRN_HD int grn_pbd_on_moving_shape(const grnData* d, int i) {
   for (int k = 0; k < d->nshape[i]; k++) {
-    grnVec3 v = grn_load3(d->sc_vel + 3 * GRN_SLOT(k, i, d->cap));
+    grnVec3 v = grn_load3(d->sc_vel + 3 * GRN_SHAPE_SLOT(k, i, d->cap));
     if (v.x != 0 || v.y != 0 || v.z != 0) return 1;
   }
   return 0;

@@ -93,16 +93,17 @@ GRN_HD void grn_sorted_gather_entry(const grnData* d, int e) {
   int npair = d->npair_prev[o], nshape = d->nshape_prev[o];
 #define GRN_GATHER_CONTACTS(type, name, width, unit, what)                                    \
   {                                                                                           \
-    int slots = unit == grnUNIT_PAIR_SLOT ? npair : unit == grnUNIT_SHAPE_SLOT ? nshape : 1; \
-    for (int k = 0; k < slots; k++) {                                                         \
-      size_t to = GRN_SLOT(k, e, cap), from = GRN_SLOT(k, o, cap);                            \
+    int used = unit == grnUNIT_PAIR_SLOT ? npair : unit == grnUNIT_SHAPE_SLOT ? nshape : 1;  \
+    for (int k = 0; k < used; k++) {                                                          \
+      size_t to = grn_slot_index(grn_unit_slots(unit), k, e, cap);                            \
+      size_t from = grn_slot_index(grn_unit_slots(unit), k, o, cap);                          \
       for (int w = 0; w < width; w++) d->name[width * to + w] = d->name##_prev[width * from + w]; \
     }                                                                                         \
   }
   GRN_CONTACT_ARRAYS(GRN_GATHER_CONTACTS)
 #undef GRN_GATHER_CONTACTS
   for (int k = 0; k < npair; k++) {
-    size_t slot = GRN_SLOT(k, e, cap);
+    size_t slot = GRN_PAIR_SLOT(k, e, cap);
     d->pair[slot] = d->renumber[d->pair[slot]];
   }
   d->rank[d->uid[o]] = e;

@@ -170,9 +170,39 @@ static grnStatus cpu_set_grains(grnSolver* s, int n, const float* pos, const flo
   return grnOK;
 }
 
+// bytes [first, first + bytes) of array a of slots, as the contact state lays them out (slot by
+// slot across the grains, GRN_STATE_SLOT), copied from the cpu's own layout (grain by grain,
+// grn_slot_index) into host, or from host into it (to_solver); whole 4-byte numbers of whole
+// slots only
+static grnStatus cpu_copy_slots(grnCpu* c, const grnArrayDesc* a, size_t first,
+                                uint32_t* host, size_t bytes, int to_solver) {
+  const size_t per = a->size * a->width, words = per / sizeof(uint32_t), cap = (size_t)c->d.cap;
+  const int slots = grn_unit_slots(a->unit);
+  if (first % per || bytes % per || per % sizeof(uint32_t)) return grnERR_ARG;
+  uint32_t* arr = (uint32_t*)*grn_array_field(&c->d, a);
+  // row by row: slot k of grains i .. i + run
+  for (size_t e = first / per, end = (first + bytes) / per; e < end;) {
+    size_t k = e / cap, i = e % cap, run = cap - i < end - e ? cap - i : end - e;
+    for (size_t r = 0; r < run; r++) {
+      uint32_t* own = arr + words * grn_slot_index(slots, (int)k, (int)(i + r), (int)cap);
+      uint32_t* h = host + words * (e + r - first / per);
+      for (size_t w = 0; w < words; w++) {
+        if (to_solver) {
+          own[w] = h[w];
+        } else {
+          h[w] = own[w];
+        }
+      }
+    }
+    e += run;
+  }
+  return grnOK;
+}
+
 static grnStatus cpu_write(grnSolver* s, const grnArrayDesc* a, size_t first, const void* host,
                            size_t bytes) {
   grnCpu* c = (grnCpu*)s->impl;
+  if (grn_unit_slots(a->unit) > 1) return cpu_copy_slots(c, a, first, (uint32_t*)host, bytes, 1);
   char* at = (char*)*grn_array_field(&c->d, a) + first;
   // the neighbour lists hold each pair within its own contact distance: other radii, other lists
   // (the same radii put back, as the plugin does every step, keep them)
@@ -184,6 +214,7 @@ static grnStatus cpu_write(grnSolver* s, const grnArrayDesc* a, size_t first, co
 static grnStatus cpu_read(const grnSolver* s, const grnArrayDesc* a, size_t first, void* host,
                           size_t bytes) {
   grnCpu* c = (grnCpu*)s->impl;
+  if (grn_unit_slots(a->unit) > 1) return cpu_copy_slots(c, a, first, (uint32_t*)host, bytes, 0);
   memcpy(host, (const char*)*grn_array_field(&c->d, a) + first, bytes);
   return grnOK;
 }
@@ -292,7 +323,7 @@ static void cpu_body_sums(const grnSolver* s, grnCpu* c, const grnData* d, doubl
     for (int u = lo; u < hi; u++) {
       int i = grn_user_grain(d, u);
       for (int k = 0; k < d->nshape[i]; k++) {
-        int body = d->shapes[d->sc_shape[GRN_SLOT(k, i, d->cap)]].body;
+        int body = d->shapes[d->sc_shape[GRN_SHAPE_SLOT(k, i, d->cap)]].body;
         if (body < 0) continue;
         grnVec3 f, t;
         grn_shape_contact_wrench(d, &s->consts, i, k, &f, &t);

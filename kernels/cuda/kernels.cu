@@ -175,7 +175,7 @@ grn_k_wrench_partial(grnData d, grnConsts c, int nbody, double* part) {
   for (int u = first; u < d.n; u += stride) {
     int i = grn_user_grain(&d, u);
     for (int k = 0; k < d.nshape[i]; k++) {
-      int body = d.shapes[d.sc_shape[GRN_SLOT(k, i, d.cap)]].body;
+      int body = d.shapes[d.sc_shape[GRN_SHAPE_SLOT(k, i, d.cap)]].body;
       if (body >= 0) mask |= 1ull << (body & 63);
     }
   }
@@ -196,7 +196,7 @@ grn_k_wrench_partial(grnData d, grnConsts c, int nbody, double* part) {
     for (int u = first; u < d.n; u += stride) {
       int i = grn_user_grain(&d, u);
       for (int k = 0; k < d.nshape[i]; k++) {
-        if (d.shapes[d.sc_shape[GRN_SLOT(k, i, d.cap)]].body != b) continue;
+        if (d.shapes[d.sc_shape[GRN_SHAPE_SLOT(k, i, d.cap)]].body != b) continue;
         grnVec3 f, q;
         grn_shape_contact_wrench(&d, &c, i, k, &f, &q);
         w[0] += f.x; w[1] += f.y; w[2] += f.z;
@@ -228,7 +228,7 @@ __global__ void grn_k_body_count(grnData d) {
   int i = grn_thread_index();
   if (i >= d.n) return;
   for (int k = 0; k < d.nshape[i]; k++) {
-    int body = d.shapes[d.sc_shape[GRN_SLOT(k, i, d.cap)]].body;
+    int body = d.shapes[d.sc_shape[GRN_SHAPE_SLOT(k, i, d.cap)]].body;
     if (body >= 0) atomicAdd(d.body_nc + body, 1);
   }
 }
@@ -249,7 +249,7 @@ __global__ void grn_k_wrench_atomic(grnData d, grnConsts c, double* out) {
   int i = grn_thread_index();
   if (i >= d.n) return;
   for (int k = 0; k < d.nshape[i]; k++) {
-    int body = d.shapes[d.sc_shape[GRN_SLOT(k, i, d.cap)]].body;
+    int body = d.shapes[d.sc_shape[GRN_SHAPE_SLOT(k, i, d.cap)]].body;
     if (body < 0) continue;
     grnVec3 f, q;
     grn_shape_contact_wrench(&d, &c, i, k, &f, &q);

@@ -431,7 +431,7 @@ std::vector<double> BruteForceWrench(const Scene& sc, const Outcome& o, bool* ok
   std::vector<std::vector<double>> terms(6 * (size_t)nb);
   for (int i = 0; i < o.n; i++) {
     for (int k = 0; k < nshape[i]; k++) {
-      size_t slot = GRN_SLOT(k, i, cap);
+      size_t slot = GRN_STATE_SLOT(k, i, cap);
       const grnShape& sh = sc.shapes[sc_shape[slot]];
       if (sh.body < 0) continue;
       grnVec3 n = grn_mulmat(sh.mat, grn_v3(0, 0, 1));
@@ -583,9 +583,9 @@ long DistinctPairs(const Outcome& o, int cap) {
   long count = 0;
   for (int i = 0; i < o.n; i++) {
     for (int k = 0; k < npair[i]; k++) {
-      int j = pair[GRN_SLOT(k, i, cap)];
+      int j = pair[GRN_STATE_SLOT(k, i, cap)];
       bool mirrored = false;
-      for (int m = 0; m < npair[j]; m++) mirrored |= pair[GRN_SLOT(m, j, cap)] == i;
+      for (int m = 0; m < npair[j]; m++) mirrored |= pair[GRN_STATE_SLOT(m, j, cap)] == i;
       count += j > i || !mirrored;
     }
   }

@@ -30,7 +30,7 @@
 #include <gtest/gtest.h>
 
 #include "granular.h"
-#include "grn_solver.h"  // grn_contact_offset, GRN_SLOT
+#include "grn_solver.h"  // grn_contact_offset, GRN_STATE_SLOT
 #include "grn_test_util.h"
 
 namespace {
@@ -811,10 +811,10 @@ void CheckSpringsOpposite(const grnSolver* s, SpringCopies* out) {
   for (int i = 0; i < n; i++) {
     out->fullest = std::max(out->fullest, npair[i]);
     for (int k = 0; k < npair[i]; k++) {
-      size_t a = GRN_SLOT(k, i, cap);
+      size_t a = GRN_STATE_SLOT(k, i, cap);
       int j = partner[a];
       for (int m = 0; m < npair[j]; m++) {
-        size_t b = GRN_SLOT(m, j, cap);
+        size_t b = GRN_STATE_SLOT(m, j, cap);
         if (partner[b] != i) continue;
         out->mutual++;
         for (int e = 0; e < 3; e++) {

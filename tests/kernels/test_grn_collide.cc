@@ -83,7 +83,7 @@ std::vector<std::vector<int>> SolverPartners(const grnSolver* s) {
   const int* pair = (const int*)(buf.data() + grn_contact_offset(grnCONTACT_pair, cap));
   std::vector<std::vector<int>> out(n);
   for (int i = 0; i < n; i++) {
-    for (int k = 0; k < npair[i]; k++) out[i].push_back(pair[GRN_SLOT(k, i, cap)]);
+    for (int k = 0; k < npair[i]; k++) out[i].push_back(pair[GRN_STATE_SLOT(k, i, cap)]);
   }
   return out;
 }

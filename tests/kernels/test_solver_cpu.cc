@@ -190,7 +190,7 @@ long UnzeroedUnusedSlots(const Saved& v, int cap) {
     for (int k = 0; k < slots; k++) {
       for (int i = 0; i < cap; i++) {
         if (k < used[i]) continue;
-        const char* e = arr + width * GRN_SLOT(k, i, cap);
+        const char* e = arr + width * GRN_STATE_SLOT(k, i, cap);
         bad += std::any_of(e, e + width, [](char x) { return x != 0; });
       }
     }
