@@ -615,14 +615,17 @@ grnStatus grn_get_contacts(const grnSolver* s, void* buf) {
     if (!uid) {
       st = rows ? s->ops->read(s, desc, 0, v, rows * row) : grnOK;
     } else {
+      // the rows in one read (a backend that keeps a grain's slots together passes its array
+      // once), then each row through own into the caller's order
+      st = rows ? s->ops->read(s, desc, 0, v, rows * row) : grnOK;
       for (int k = 0; k < rows && st == grnOK; k++) {
-        st = s->ops->read(s, desc, k * row, own, (size_t)n * per);
+        memcpy(own, v + k * row, (size_t)n * per);
         // partners by the caller's index (the slots past a grain's count hold no grain)
         int* partner = (int*)own;
         for (int i = 0; a == grnCONTACT_pair && i < n; i++) {
           if (k < count[u][uid[i]]) partner[i] = uid[partner[i]];
         }
-        if (st == grnOK) to_caller_order(uid, n, per, own, v + k * row);
+        to_caller_order(uid, n, per, own, v + k * row);
       }
     }
     if (st != grnOK) break;
@@ -721,8 +724,9 @@ grnStatus grn_check_contacts(const grnSolver* s, const void* buf, char* msg, int
 }
 
 // grn_set_contacts into a solver with its own order of the grains (uid, freed here): each count
-// and slot row of the n grains in use put in that order through one row of host memory, the
-// partners renumbered; the counts of the grains past them stay zero
+// and slot row of the n grains in use put in that order in host memory, the partners renumbered,
+// and an array's rows written in one call (a backend that keeps a grain's slots together passes
+// its array once; the grains past n get zeros, never read: their counts stay zero)
 static grnStatus set_contacts_in_order(grnSolver* s, const void* buf, const int rows_used[2],
                                        int* uid) {
   const int cap = s->params.capacity, n = s->n;
@@ -730,7 +734,11 @@ static grnStatus set_contacts_in_order(grnSolver* s, const void* buf, const int 
   const int* count[2] = {(const int*)contact_array(b, grnCONTACT_npair, cap),
                          (const int*)contact_array(b, grnCONTACT_nshape, cap)};
   int* rank = (int*)malloc((size_t)n * sizeof(int));
-  char* own = (char*)malloc(grn_contact_array_bytes(grnCONTACT_pair_lin, cap) / GRN_MAX_PAIRS);
+  // room for the most rows an array uses, of the widest (pair_lin's)
+  int most_rows = rows_used[0] > rows_used[1] ? rows_used[0] : rows_used[1];
+  if (most_rows < 1) most_rows = 1;
+  char* own = (char*)malloc(most_rows * grn_contact_array_bytes(grnCONTACT_pair_lin, cap) /
+                            GRN_MAX_PAIRS);
   grnStatus st = rank && own ? grnOK : grnERR_MEMORY;
   for (int i = 0; st == grnOK && i < n; i++) rank[uid[i]] = i;
   for (int a = 0; a < grnNCONTACT_ARRAYS && st == grnOK; a++) {
@@ -739,14 +747,16 @@ static grnStatus set_contacts_in_order(grnSolver* s, const void* buf, const int 
     const int rows = slots == 1 ? 1 : rows_used[slot_count(desc)];
     const size_t per = desc->size * desc->width, row = row_bytes(desc, cap);
     const char* v = (const char*)contact_array(b, a, cap);
-    for (int k = 0; k < rows && st == grnOK; k++) {
-      to_solver_order(uid, n, per, v + k * row, own);
-      int* partner = (int*)own;
+    for (int k = 0; k < rows; k++) {
+      char* r = own + k * row;
+      to_solver_order(uid, n, per, v + k * row, r);
+      memset(r + (size_t)n * per, 0, row - (size_t)n * per);
+      int* partner = (int*)r;
       for (int i = 0; a == grnCONTACT_pair && i < n; i++) {
         if (k < count[0][uid[i]]) partner[i] = rank[partner[i]];
       }
-      st = s->ops->write(s, desc, k * row, own, (size_t)n * per);
     }
+    st = rows ? s->ops->write(s, desc, 0, own, rows * row) : grnOK;
   }
   free(own);
   free(rank);

@@ -180,12 +180,15 @@ static grnStatus cpu_copy_slots(grnCpu* c, const grnArrayDesc* a, size_t first,
   const int slots = grn_unit_slots(a->unit);
   if (first % per || bytes % per || per % sizeof(uint32_t)) return grnERR_ARG;
   uint32_t* arr = (uint32_t*)*grn_array_field(&c->d, a);
-  // row by row: slot k of grains i .. i + run
-  for (size_t e = first / per, end = (first + bytes) / per; e < end;) {
-    size_t k = e / cap, i = e % cap, run = cap - i < end - e ? cap - i : end - e;
-    for (size_t r = 0; r < run; r++) {
-      uint32_t* own = arr + words * grn_slot_index(slots, (int)k, (int)(i + r), (int)cap);
-      uint32_t* h = host + words * (e + r - first / per);
+  // grain by grain over the rows the range touches, so the solver's array is passed once
+  const size_t lo = first / per, hi = (first + bytes) / per;
+  const size_t row_lo = lo / cap, row_hi = (hi + cap - 1) / cap;
+  for (size_t i = 0; i < cap; i++) {
+    for (size_t k = row_lo; k < row_hi; k++) {
+      size_t e = k * cap + i;
+      if (e < lo || e >= hi) continue;
+      uint32_t* own = arr + words * grn_slot_index(slots, (int)k, (int)i, (int)cap);
+      uint32_t* h = host + words * (e - lo);
       for (size_t w = 0; w < words; w++) {
         if (to_solver) {
           own[w] = h[w];
@@ -194,7 +197,6 @@ static grnStatus cpu_copy_slots(grnCpu* c, const grnArrayDesc* a, size_t first,
         }
       }
     }
-    e += run;
   }
   return grnOK;
 }
