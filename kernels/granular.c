@@ -818,13 +818,16 @@ grnStatus grn_convert_contacts(const void* src, int src_cap, void* dst, int dst_
   for (int i = 0; i < n; i++) {
     for (int k = 1; k < npair[i]; k++) {
       int m = k;
-      for (; m > 0 && pair[GRN_STATE_SLOT(m - 1, i, dst_cap)] > pair[GRN_STATE_SLOT(m, i, dst_cap)]; m--) {
+      for (; m > 0 && pair[GRN_STATE_SLOT(m - 1, i, dst_cap)] >
+                      pair[GRN_STATE_SLOT(m, i, dst_cap)];
+           m--) {
         for (int a = 0; a < grnNCONTACT_ARRAYS; a++) {
           const grnArrayDesc* desc = grn_contact_arrays + a;
           if (desc->unit != grnUNIT_PAIR_SLOT) continue;
           char* v = d + grn_contact_offset(a, dst_cap);
           size_t w = desc->size * desc->width;
-          char *x = v + w * GRN_STATE_SLOT(m, i, dst_cap), *y = v + w * GRN_STATE_SLOT(m - 1, i, dst_cap);
+          char* x = v + w * GRN_STATE_SLOT(m, i, dst_cap);
+          char* y = v + w * GRN_STATE_SLOT(m - 1, i, dst_cap);
           for (size_t b = 0; b < w; b++) {
             char t = x[b];
             x[b] = y[b];

@@ -143,7 +143,8 @@ GRN_HD void grn_pbd_prepare_pair(const grnData* d, const grnConsts* c, int p) {
   float wj = grn_inv_mass(d, j);
   d->cp_mass[4 * q] = grn_pbd_damping(c, 1.0f / (grn_inv_mass(d, i) + wj));
   d->cp_mass[4 * q + 1] = grn_pbd_to_disp(d, c, i, (float)d->ncontact[j] * wj);
-  grnPbdParts imp = grn_pbd_state(d->pair_rot, d->pair_lin, GRN_PAIR_SLOT(d->cp_slot[p], i, d->cap));
+  grnPbdParts imp =
+      grn_pbd_state(d->pair_rot, d->pair_lin, GRN_PAIR_SLOT(d->cp_slot[p], i, d->cap));
   grn_pbd_put_pair_parts(d, q, &imp);
 }
 

@@ -278,7 +278,9 @@ GRN_HD void grn_pj_add_slot(const grnData* d, int ref, grnPjSums* s) {
 GRN_HD void grn_pj_grain_impulses(const grnData* d, const grnConsts* c, int i, grnPjSums* s) {
   int cap = d->cap;
   if (!c->one_loop) {
-    for (int k = 0; k < d->npair[i]; k++) grn_pj_add_slot(d, d->pair_ref[GRN_PAIR_SLOT(k, i, cap)], s);
+    for (int k = 0; k < d->npair[i]; k++) {
+      grn_pj_add_slot(d, d->pair_ref[GRN_PAIR_SLOT(k, i, cap)], s);
+    }
     return;
   }
   int partner[GRN_MAX_PAIRS];
