@@ -612,23 +612,19 @@ grnStatus grn_get_contacts(const grnSolver* s, void* buf) {
     const size_t per = desc->size * desc->width, words = per / sizeof(uint32_t);  // 4-byte numbers
     const size_t row = row_bytes(desc, cap);
     char* v = b + grn_contact_offset(a, cap);
-    if (!uid) {
-      st = rows ? s->ops->read(s, desc, 0, v, rows * row) : grnOK;
-    } else {
-      // the rows in one read (a backend that keeps a grain's slots together passes its array
-      // once), then each row through own into the caller's order
-      st = rows ? s->ops->read(s, desc, 0, v, rows * row) : grnOK;
-      for (int k = 0; k < rows && st == grnOK; k++) {
-        memcpy(own, v + k * row, (size_t)n * per);
-        // partners by the caller's index (the slots past a grain's count hold no grain)
-        int* partner = (int*)own;
-        for (int i = 0; a == grnCONTACT_pair && i < n; i++) {
-          if (k < count[u][uid[i]]) partner[i] = uid[partner[i]];
-        }
-        to_caller_order(uid, n, per, own, v + k * row);
-      }
-    }
+    // the rows in one read (a backend that keeps a grain's slots together passes its array
+    // once), then with its own order each row through own into the caller's
+    st = rows ? s->ops->read(s, desc, 0, v, rows * row) : grnOK;
     if (st != grnOK) break;
+    for (int k = 0; uid && k < rows; k++) {
+      memcpy(own, v + k * row, (size_t)n * per);
+      // partners by the caller's index (the slots past a grain's count hold no grain)
+      int* partner = (int*)own;
+      for (int i = 0; a == grnCONTACT_pair && i < n; i++) {
+        if (k < count[u][uid[i]]) partner[i] = uid[partner[i]];
+      }
+      to_caller_order(uid, n, per, own, v + k * row);
+    }
     memset(v + rows * row, 0, (size_t)(slots - rows) * row);
     for (int k = 0; k < rows; k++) {
       uint32_t* w32 = (uint32_t*)(v + k * row);

@@ -189,13 +189,7 @@ static grnStatus cpu_copy_slots(grnCpu* c, const grnArrayDesc* a, size_t first,
       if (e < lo || e >= hi) continue;
       uint32_t* own = arr + words * grn_slot_index(slots, (int)k, (int)i, (int)cap);
       uint32_t* h = host + words * (e - lo);
-      for (size_t w = 0; w < words; w++) {
-        if (to_solver) {
-          own[w] = h[w];
-        } else {
-          h[w] = own[w];
-        }
-      }
+      memcpy(to_solver ? own : h, to_solver ? h : own, per);
     }
   }
   return grnOK;
