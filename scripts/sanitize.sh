@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # builds the c tests with AddressSanitizer + UndefinedBehaviorSanitizer into build-sanitize/ (gcc,
 # cuda off, see cmake/Sanitize.cmake) and runs them through ctest: any report halts the test that
-# made it, and the test fails. Release (-O3, the code that ships). Extra args go to ctest (e.g.
-# -R Config).
+# made it, and the test fails. Release (-O3, the code that ships). The long physics validations
+# (label `long`) are left out: they take the short tests' code paths for minutes. Extra args go to
+# ctest (e.g. -R Config).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/setup.sh"
@@ -15,4 +16,4 @@ export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
 # thread pool is still reachable at exit, so it needs no suppression
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
 cd "$root/build-sanitize"
-ctest --output-on-failure -j"$(nproc)" "$@"
+ctest --output-on-failure -j"$(nproc)" -LE long "$@"

@@ -135,6 +135,7 @@ def test_held_scoop_of_grains_needs_their_weight_in_joint_torque():
     assert np.linalg.norm(expected) > 0.5
 
 
+@pytest.mark.long
 def test_excavate_quick_picks_up_grains(tmp_path):
     env = dict(os.environ, OMP_WAIT_POLICY="passive")
     subprocess.run([sys.executable, str(ROOT / "scripts" / "examples" / "excavate.py"), "--quick",

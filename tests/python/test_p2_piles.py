@@ -30,7 +30,12 @@ import os
 
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
+import pytest
+
 import p2_pile
+
+# each builds and settles piles for simulated seconds: a minute to four each
+pytestmark = pytest.mark.long
 
 MARGIN = 10.0  # [deg] a rise must exceed this (see the docstring)
 NEAR = 4.0  # [deg] 10 passes stand this near 40 (the seed's averaging missed by 4.4 to 5.6)

@@ -134,6 +134,7 @@ def test_the_fit_is_reported_once_per_process():
     assert "8 spheres" in lines[0] and "mass 0.0025 kg" in lines[0], lines[0]
 
 
+@pytest.mark.long
 def test_gravel_scene_carries_the_box_on_its_stones():
     """models/gravel.xml: three rock shapes in equal shares; the steel cube set down flat 1.7 cm
     above the stones lands on them and rests there: from 1.5 s to 2 s it moves less than 0.1 mm
