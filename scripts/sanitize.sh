@@ -16,4 +16,5 @@ export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
 # thread pool is still reachable at exit, so it needs no suppression
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}"
 cd "$root/build-sanitize"
-ctest --output-on-failure -j"$(nproc)" -LE long "$@"
+# one test a core, each on one openmp thread (the tests of thread counts set their own)
+OMP_NUM_THREADS=1 ctest --output-on-failure -j"$(nproc)" -LE long "$@"

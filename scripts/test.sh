@@ -16,10 +16,12 @@ ctest_tier=(-LE long); pytest_tier=(-m "not long")
 if [ "$long" = 1 ]; then ctest_tier=(); pytest_tier=(); fi
 bash "$root/scripts/setup.sh"
 bash "$root/scripts/build.sh"
-# openmp threads that sleep rather than spin at barriers: ctest runs tests side by side
+# openmp threads that sleep rather than spin at barriers (pytest's scripts start processes of their
+# own); ctest runs one test a core, each on one openmp thread (the tests of thread counts set their
+# own): no test's barrier waits for a thread that another test holds off the core
 export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
 cd "$root/build"
-ctest --output-on-failure -j"$(nproc)" "${ctest_tier[@]}"
+OMP_NUM_THREADS=1 ctest --output-on-failure -j"$(nproc)" "${ctest_tier[@]}"
 # python tests against build/plugin/libmjgranular.so (set -e fails the script when pytest fails)
 MJGRANULAR_PLUGIN="$root/build/plugin/libmjgranular.so" "$root/.venv/bin/python" -m pytest -q \
   -p no:cacheprovider "${pytest_tier[@]}" "$root/tests/python"
