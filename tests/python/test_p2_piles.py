@@ -34,7 +34,7 @@ import pytest
 
 import p2_pile
 
-# each builds and settles piles for simulated seconds: a minute to four each
+# each builds and settles piles for simulated seconds: 38 to 221 s each on 2 cores
 pytestmark = pytest.mark.long
 
 MARGIN = 10.0  # [deg] a rise must exceed this (see the docstring)
