@@ -139,7 +139,7 @@ def main():
   try:
     made = plots(b.results, out)
   except ImportError as e:
-    # run by hand without scripts/bench.sh, which installs it: the figures still make the page
+    # run by hand without scripts/bench.sh, which installs it: the tables still make the page
     b.say("plots skipped: %s (scripts/bench.sh installs matplotlib)" % e)
     made = []
   text = report(b.results, out, made)
