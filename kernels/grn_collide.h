@@ -332,14 +332,22 @@ GRN_HD void grn_shape_roll_lengths(const grnShape* sh, const grnData* d, const g
   if (c->clumps && !grn_rotates_alone(d, i)) *roll = *tors = 0;
 }
 
-// grain-shape contacts of grain i, for every shape closer than the speculative margin, each with
-// the law's state of the last substep's contact with the same shape; keep and the result as
-// grn_collide_grains'
+// grain-shape contact slot `from` of a grain moved to its slot `to`
+GRN_HD void grn_move_shape_slot(const grnData* d, size_t to, size_t from) {
+  d->sc_shape[to] = d->sc_shape[from];
+  grn_store3(d->sc_normal + 3 * to, grn_load3(d->sc_normal + 3 * from));
+  d->sc_depth[to] = d->sc_depth[from];
+  grn_store3(d->sc_vel + 3 * to, grn_load3(d->sc_vel + 3 * from));
+}
+
+// grain-shape contacts of grain i, for every shape closer than the speculative margin, in shape
+// order, each with the law's state of the last substep's contact with the same shape; keep and
+// the result as grn_collide_grains'. more than fit: the deepest (a grain pressed into a wall
+// among coplanar pieces of a floor keeps the wall, where the first found would not)
 GRN_HD int grn_collide_shapes(const grnData* d, const grnConsts* c, int i, int keep) {
   grnVec3 x = grn_load3(d->pos + 3 * i);
   float r = grn_radius(d, i), margin = c->margin * r;
   int count = 0, cap = d->cap, nprev = d->nshape_prev[i];
-  int kept = keep;
   // a bound is no surface: its clump's spheres meet the shapes
   int nshapes = grn_cem_bound(d, c, i) ? 0 : d->nshapes;
   for (int s = 0; s < nshapes; s++) {
@@ -353,7 +361,21 @@ GRN_HD int grn_collide_shapes(const grnData* d, const grnConsts* c, int i, int k
     grnVec3 grad;
     float dist = grn_sdf_shape(sh, d->grids, grn_mulmat_t(sh->mat, rel), &grad) - r;
     if (dist >= margin) continue;
-    if (count == GRN_MAX_SHAPE_CONTACTS) { d->overflow[0] = 1; continue; }
+    if (count == GRN_MAX_SHAPE_CONTACTS) {
+      d->overflow[0] = 1;
+      // the shallowest (the last of equals) leaves if this one is deeper; the rest move up
+      int out = 0;
+      for (int k = 1; k < count; k++) {
+        if (d->sc_depth[GRN_SHAPE_SLOT(k, i, cap)] <= d->sc_depth[GRN_SHAPE_SLOT(out, i, cap)]) {
+          out = k;
+        }
+      }
+      if (!(-dist > d->sc_depth[GRN_SHAPE_SLOT(out, i, cap)])) continue;
+      for (int k = out; k + 1 < count; k++) {
+        grn_move_shape_slot(d, GRN_SHAPE_SLOT(k, i, cap), GRN_SHAPE_SLOT(k + 1, i, cap));
+      }
+      count--;
+    }
     size_t slot = GRN_SHAPE_SLOT(count, i, cap);
     grnVec3 nrm = grn_mulmat(sh->mat, grad);
     grnVec3 point = grn_sub(x, grn_scale(nrm, r));
@@ -361,10 +383,12 @@ GRN_HD int grn_collide_shapes(const grnData* d, const grnConsts* c, int i, int k
     grn_store3(d->sc_normal + 3 * slot, nrm);
     d->sc_depth[slot] = -dist;
     grn_store3(d->sc_vel + 3 * slot, grn_shape_point_velocity(sh, point));
-    kept &= count < nprev && d->sc_shape_prev[slot] == s;
     count++;
   }
-  kept &= count == nprev;
+  int kept = keep && count == nprev;
+  for (int k = 0; k < count; k++) {
+    kept &= d->sc_shape_prev[GRN_SHAPE_SLOT(k, i, cap)] == d->sc_shape[GRN_SHAPE_SLOT(k, i, cap)];
+  }
   for (int k = 0; k < count && !kept; k++) {
     size_t slot = GRN_SHAPE_SLOT(k, i, cap);
     long long prev = -1;

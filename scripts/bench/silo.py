@@ -148,10 +148,19 @@ def run(a, shape, pos0):
     if not np.isfinite(g.positions).all():
       raise FloatingPointError("non-finite grains at t = %g s" % d.time)
 
+  def progress(what):
+    # a line every --progress simulated seconds: a run of an hour shows how far it got
+    if a.progress > 0 and d.time + 1e-9 >= progress.next:
+      print("silo:   t %.2f s, %s, %.0f s wall" % (d.time, what, time.perf_counter() - w0),
+            flush=True)
+      progress.next = d.time + a.progress
+  progress.next = a.progress
+
   # settle on the closed plate
   while d.time < SETTLE[1] - 1e-9:
     advance(0.05)
     v = np.sqrt((g.velocities ** 2).sum(axis=1)).max()
+    progress("settling, fastest grain %.3g m/s" % v)
     if d.time >= SETTLE[0] - 1e-9 and v < V_REST:
       break
   p = np.array(g.positions)
@@ -174,6 +183,7 @@ def run(a, shape, pos0):
     out.append(k)
     if k > out[-2]:
       last = t[-1]
+    progress("%.1f%% out" % (100.0 * k / n))
     if k == n or t[-1] - last >= STALL:
       break
   p = np.array(g.positions)
@@ -295,6 +305,10 @@ def main():
   ap.add_argument("--clump-spheres", type=int, default=8)
   ap.add_argument("--tmax", type=float, default=15.0, help="longest discharge [s]")
   ap.add_argument("--seed", type=int, default=20251124)
+  ap.add_argument("--threads", type=int, default=1,
+                  help="openmp threads of the solver (the tables above: 1)")
+  ap.add_argument("--progress", type=float, default=0.5,
+                  help="a progress line every this many simulated seconds (0: none)")
   ap.add_argument("--out", default=os.path.join(ROOT, "out", "silo"))
   ap.add_argument("--plugin", help="plugin library (default: $MJGRANULAR_PLUGIN, else the build's)")
   ap.add_argument("--report-only", action="store_true", help="table and plot from OUT/silo.json")
@@ -305,7 +319,9 @@ def main():
       grain_shapes.split(s)
     except ValueError as e:
       ap.error(str(e))
-  os.environ["OMP_NUM_THREADS"] = "1"  # before the plugin's openmp runtime loads
+  if a.threads < 1:
+    ap.error("--threads must be >= 1")
+  os.environ["OMP_NUM_THREADS"] = str(a.threads)  # before the plugin's openmp runtime loads
   os.environ.setdefault("OMP_WAIT_POLICY", "passive")
   if a.plugin:
     os.environ["MJGRANULAR_PLUGIN"] = os.path.abspath(a.plugin)
@@ -318,7 +334,8 @@ def main():
     import mujoco
     git = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                          capture_output=True, text=True).stdout.strip()
-    args = {k: v for k, v in vars(a).items() if k not in ("out", "plugin", "report_only")}
+    args = {k: v for k, v in vars(a).items()
+            if k not in ("out", "plugin", "report_only", "progress")}
     res = {"date": time.strftime("%Y-%m-%d %H:%M"), "seed": a.seed, "args": args,
            "versions": {"git": git, "mujoco": mujoco.__version__}, "runs": []}
     # the same start for every shape, spaced by the largest reach
@@ -335,7 +352,10 @@ def main():
               % (100 * row["discharged"], fmt(flow_rate(row)[0]), row["wall_s"]), flush=True)
       with open(saved, "w") as f:
         json.dump(res, f, indent=1)
-  plot(res, out)
+  try:
+    plot(res, out)
+  except ImportError as e:
+    print("silo: plot skipped: %s (scripts/bench.sh installs matplotlib)" % e, flush=True)
   print(report(res, out))
 
 

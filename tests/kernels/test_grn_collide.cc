@@ -242,4 +242,55 @@ TEST(GrnCollide, NewRadiiAtTheSamePositionsFindTheirContacts) {
   EXPECT_GT(dist, 0.0099) << "the overlap of the new radii was not resolved";
 }
 
+// a floor of coplanar, overlapping boxes (as the silo benchmark's floor around its orifice) with
+// a wall listed after them: a grain sliding over that floor into the wall touches more shapes
+// than it has slots (GRN_MAX_SHAPE_CONTACTS); it must keep the wall, the deepest, where keeping
+// the first found let it pass through the wall. pj and dem; the wall face is the truth
+TEST(GrnCollide, GrainOnAFloorOfManyPiecesIsStoppedByTheWall) {
+  constexpr int kPieces = GRN_MAX_SHAPE_CONTACTS + 2;
+  constexpr float kFace = 0.02f;  // the wall's face [m]
+  for (int model : {grnMODEL_PJ, grnMODEL_DEM}) {
+    grnParams p;
+    grn_default_params(&p);
+    p.capacity = 1;
+    p.model = model;
+    p.max_shapes = kPieces + 1;
+    if (model == grnMODEL_DEM) {
+      p.dt = (float)(GRN_DEM_DT_FRACTION * grn_dem_time_scale(&p, p.radius));
+    }
+    SolverPtr s = MakeSolver(p);
+    ASSERT_TRUE(s);
+    std::vector<grnShape> shapes;
+    for (int k = 0; k < kPieces; k++) {
+      grnShape floor = grn_test::StaticShape(grnSHAPE_BOX);
+      const float size[3] = {0.05f, 0.05f, 0.01f}, pos[3] = {-0.002f * k, 0.001f * k, -0.01f};
+      std::memcpy(floor.size, size, sizeof(size));
+      std::memcpy(floor.pos, pos, sizeof(pos));
+      floor.friction = 0.3f;
+      shapes.push_back(floor);
+    }
+    grnShape wall = grn_test::StaticShape(grnSHAPE_BOX);
+    const float size[3] = {0.01f, 0.05f, 0.05f}, pos[3] = {kFace + 0.01f, 0, 0.05f};
+    std::memcpy(wall.size, size, sizeof(size));
+    std::memcpy(wall.pos, pos, sizeof(pos));
+    wall.friction = 0.3f;
+    shapes.push_back(wall);
+    ASSERT_EQ(grn_set_shapes(s.get(), (int)shapes.size(), shapes.data()), grnOK);
+    const float x0[3] = {0, 0, p.radius}, v0[3] = {0.5f, 0, 0};
+    ASSERT_EQ(grn_set_grains(s.get(), 1, x0, v0), grnOK);
+    // 0.2 s in steps of about a millisecond: the grain reaches the wall after some 0.04 s
+    int per = std::max(1, (int)std::lround(1e-3 / p.dt));
+    double reach = 0;
+    for (double t = 0; t < 0.2; t += per * p.dt) {
+      ASSERT_EQ(grn_advance(s.get(), per), grnOK);
+      grn_test::Grains g = grn_test::Read(s.get());
+      reach = std::max(reach, (double)g.pos[0] + p.radius);
+    }
+    EXPECT_LT(reach, kFace + 0.1 * p.radius)
+        << (model == grnMODEL_PJ ? "pj" : "dem") << ": the grain went into the wall";
+    EXPECT_GT(reach, kFace - 0.1 * p.radius)
+        << (model == grnMODEL_PJ ? "pj" : "dem") << ": the grain never reached the wall";
+  }
+}
+
 }  // namespace
