@@ -1,6 +1,7 @@
 // narrowphase (grn_collide.h): the neighbour lists, reused over substeps until a grain has moved
 // half the skin, must give every grain exactly the contacts a brute-force O(N^2) check finds at
-// the positions of each substep, and so the same results whatever the skin.
+// the positions of each substep, and so the same results whatever the skin; a grain with more
+// shape contacts than slots keeps the ones that hold it.
 #include <algorithm>
 #include <cstring>
 #include <random>
