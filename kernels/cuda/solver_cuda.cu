@@ -13,6 +13,11 @@
 #include "../grn_sorted.h"
 #include "grn_cuda.h"
 
+// large copies between the host's pageable memory (a plugin's state) and the device go through
+// two page-locked halves of this size, the bus filling or emptying one while the host copies the
+// other: from pageable memory the driver stages each copy itself, without that overlap
+#define GRN_CUDA_STAGE_BYTES ((size_t)8 << 20)
+
 typedef struct grnCuda_ {
   int device;                 // cuda device the arrays live on
   cudaStream_t stream;        // every copy and launch of this solver, in order
@@ -28,6 +33,9 @@ typedef struct grnCuda_ {
   double* out;                // device: wrench (max_bodies x 6), then overflow, nonfinite,
                               // nbr_overflow (int) and the largest squared displacement (bits)
   double* out_host;           // page-locked copy of out
+  void* stage[2];             // page-locked halves of the large copies' staging (STAGE_BYTES
+                              // each), for solvers with an array of two halves or more
+  cudaEvent_t staged[2];      // the last copy through each half, on the stream
   float* body_mob;            // device: the bodies' mobilities                  (max_bodies x 36)
   double* impulse;            // device: this iterate's wrench per body          (max_bodies x 6)
   long long mob_version;      // s->mob_version of the mobilities on the device
@@ -222,6 +230,10 @@ static void cuda_destroy(grnSolver* s) {
   }
   if (g->shapes_host) cudaFreeHost(g->shapes_host);
   if (g->out_host) cudaFreeHost(g->out_host);
+  for (int h = 0; h < 2; h++) {
+    if (g->stage[h]) cudaFreeHost(g->stage[h]);
+    if (g->staged[h]) cudaEventDestroy(g->staged[h]);
+  }
   if (g->stream) cudaStreamDestroy(g->stream);
   cudaGetLastError();
   free(g->grid_views);
@@ -263,11 +275,14 @@ static grnStatus cuda_create_arrays(grnSolver* s, grnCuda* g) {
 
   // every array of the tables (those of no length, another model's or one loop's without it,
   // stay NULL), then the backend's own
+  size_t largest = 0;
   for (int a = 0; a < grn_nsolver_arrays; a++) {
     const grnArrayDesc* desc = grn_solver_arrays + a;
     size_t count = grn_unit_count(desc->unit, d, (int)nbody, &s->params);
     if (count == 0) continue;
-    grnStatus st = cuda_alloc(g, grn_array_field(d, desc), count * desc->width * desc->size);
+    size_t bytes = count * desc->width * desc->size;
+    if (bytes > largest) largest = bytes;
+    grnStatus st = cuda_alloc(g, grn_array_field(d, desc), bytes);
     if (st != grnOK) return st;
   }
   struct { void** ptr; size_t bytes; } arrays[] = {
@@ -296,6 +311,11 @@ static grnStatus cuda_create_arrays(grnSolver* s, grnCuda* g) {
   GRN_CUDA_TRY(cudaMallocHost(&host, g->out_bytes));
   g->out_host = (double*)host;
   g->pinned_bytes += g->out_bytes;
+  for (int h = 0; largest >= 2 * GRN_CUDA_STAGE_BYTES && h < 2; h++) {
+    GRN_CUDA_TRY(cudaMallocHost(&g->stage[h], GRN_CUDA_STAGE_BYTES));
+    g->pinned_bytes += GRN_CUDA_STAGE_BYTES;
+    GRN_CUDA_TRY(cudaEventCreateWithFlags(&g->staged[h], cudaEventDisableTiming));
+  }
   GRN_CUDA_TRY(cudaStreamSynchronize(g->stream));
   return grnOK;
 }
@@ -367,12 +387,36 @@ static grnStatus cuda_set_grains(grnSolver* s, int n, const float* pos, const fl
   return grnOK;
 }
 
+// the bytes of chunk k of a staged copy of this many bytes
+static size_t stage_chunk(size_t bytes, size_t k) {
+  size_t rest = bytes - k * GRN_CUDA_STAGE_BYTES;
+  return rest < GRN_CUDA_STAGE_BYTES ? rest : GRN_CUDA_STAGE_BYTES;
+}
+
+// 1 when a copy of this many bytes goes through the staging halves (two chunks or more)
+static int staged_copy(const grnCuda* g, size_t bytes) {
+  return g->stage[0] && bytes >= 2 * GRN_CUDA_STAGE_BYTES;
+}
+
 static grnStatus cuda_write(grnSolver* s, const grnArrayDesc* a, size_t first, const void* host,
                             size_t bytes) {
   grnCuda* g = (grnCuda*)s->impl;
   GRN_CUDA_ON_DEVICE(g);
   char* dev = (char*)*grn_array_field(&g->d, a) + first;
-  GRN_CUDA_TRY(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, g->stream));
+  if (!staged_copy(g, bytes)) {
+    GRN_CUDA_TRY(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, g->stream));
+  } else {
+    // chunk k into half k % 2 once the bus has taken chunk k - 2 out of it
+    for (size_t k = 0; k * GRN_CUDA_STAGE_BYTES < bytes; k++) {
+      const int h = (int)(k % 2);
+      const size_t at = k * GRN_CUDA_STAGE_BYTES, len = stage_chunk(bytes, k);
+      if (k >= 2) GRN_CUDA_TRY(cudaEventSynchronize(g->staged[h]));
+      memcpy(g->stage[h], (const char*)host + at, len);
+      GRN_CUDA_TRY(cudaMemcpyAsync(dev + at, g->stage[h], len, cudaMemcpyHostToDevice,
+                                   g->stream));
+      GRN_CUDA_TRY(cudaEventRecord(g->staged[h], g->stream));
+    }
+  }
   GRN_CUDA_TRY(cudaStreamSynchronize(g->stream));
   return grnOK;
 }
@@ -382,8 +426,27 @@ static grnStatus cuda_read(const grnSolver* s, const grnArrayDesc* a, size_t fir
   grnCuda* g = (grnCuda*)s->impl;
   GRN_CUDA_ON_DEVICE(g);
   const char* dev = (const char*)*grn_array_field(&g->d, a) + first;
-  GRN_CUDA_TRY(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, g->stream));
-  GRN_CUDA_TRY(cudaStreamSynchronize(g->stream));
+  if (!staged_copy(g, bytes)) {
+    GRN_CUDA_TRY(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, g->stream));
+    GRN_CUDA_TRY(cudaStreamSynchronize(g->stream));
+    return grnOK;
+  }
+  // chunk k out to half k % 2 (the host emptied it of chunk k - 2 in the step before), then
+  // chunk k - 1 copied on from its half while chunk k crosses the bus
+  const size_t chunks = (bytes + GRN_CUDA_STAGE_BYTES - 1) / GRN_CUDA_STAGE_BYTES;
+  for (size_t k = 0; k <= chunks; k++) {
+    if (k < chunks) {
+      const int h = (int)(k % 2);
+      GRN_CUDA_TRY(cudaMemcpyAsync(g->stage[h], dev + k * GRN_CUDA_STAGE_BYTES,
+                                   stage_chunk(bytes, k), cudaMemcpyDeviceToHost, g->stream));
+      GRN_CUDA_TRY(cudaEventRecord(g->staged[h], g->stream));
+    }
+    if (k > 0) {
+      const int h = (int)((k - 1) % 2);
+      GRN_CUDA_TRY(cudaEventSynchronize(g->staged[h]));
+      memcpy((char*)host + (k - 1) * GRN_CUDA_STAGE_BYTES, g->stage[h], stage_chunk(bytes, k - 1));
+    }
+  }
   return grnOK;
 }
 

@@ -2,7 +2,8 @@
 // pack, for grains of one volume (a sphere of radius 5 mm unless --radius says otherwise).
 //
 // the grains: plain spheres (max_clumps 0), single-sphere clumps, and clumps fitted inside
-// closed meshes built here from voxels (a cube; a 3D cross of seven cubes, non-convex) by
+// closed meshes built here from voxels (a cube; a 3D cross of seven cubes; a flat U, its slot
+// half as wide again as its prongs so that another's prong fits: non-convex, and it nests) by
 // grn_clump_fit on a grid of 24 cells per cube root of the volume, as the plugin fits them. a
 // clump's mass and principal moments are its mesh's at the solver's density (grn_mesh_mass), not
 // its spheres'; its spheres are moved into the mesh's principal frame.
@@ -16,7 +17,7 @@
 // particle-substeps per second per grain and per sphere, the share of the threads' time the
 // process got, and grn_memory_bytes.
 //
-// packing: spheres, single-sphere clumps, cubes and crosses poured the same way into one box
+// packing: spheres, single-sphere clumps, cubes, crosses and U's poured the same way into one box
 // (--width) and settled with pj at its default substep until the mean kinetic energy per grain
 // is below 1e-5 m g d (d the diameter of the volume's sphere). the solid volume is n x the mesh
 // volume V. the bed's height H is where the grains' volume density, sampled in slabs d / 20 thick
@@ -30,7 +31,10 @@
 //
 //   bench_clumps [--cost] [--packing] [--grains 10k] [--max-spheres 80k] [--models pj,dem]
 //                [--substeps 200] [--settle 1.0] [--pack-grains 2000] [--width 0.12]
-//                [--radius 0.005] [--seed 12345]
+//                [--radius 0.005] [--rolling R] [--seed 12345]
+// --rolling sets the rolling and torsional friction (default: the solver's), which act between
+// grains that turn alone only (spheres, single-sphere clumps): 0 compares the shapes at equal
+// contact laws
 // with neither --cost nor --packing both run. --max-spheres caps a cost bed's spheres (fewer
 // clumps where grains x spheres per clump would pass it).
 //   thread count: OMP_NUM_THREADS
@@ -92,6 +96,7 @@ typedef struct Options_ {
   int pack_grains;        // grains of a packing bed
   double width;           // packing box width [m]
   double radius;          // radius of the sphere of the grains' volume [m]
+  double rolling;         // rolling and torsional friction; < 0: the solver's defaults
   unsigned seed;
 } Options;
 
@@ -113,21 +118,30 @@ static void quat_rotate(const float* q, const float* v, int inverse, float* out)
 
 //---------------------------------- grains --------------------------------------------------------
 
-// the index of lattice vertex c (4 x 4 x 4 corners of the 3 x 3 x 3 voxels), made on first use
-static int voxel_vertex(Mesh* m, int* id, const int c[3], float side) {
+// the index of lattice vertex c (4 x 4 x 4 corners of the 3 x 3 x 3 voxels) at the voxels' edges
+// along each axis, made on first use
+static int voxel_vertex(Mesh* m, int* id, const int c[3], const float edges[3][4]) {
   int k = c[0] + 4 * (c[1] + 4 * c[2]);
   if (id[k] < 0) {
     id[k] = m->nv;
-    for (int a = 0; a < 3; a++) m->v[3 * m->nv + a] = (c[a] - 1.5f) * side;
+    for (int a = 0; a < 3; a++) m->v[3 * m->nv + a] = edges[a][c[a]];
     m->nv++;
   }
   return id[k];
 }
 
-// the closed surface of the filled voxels (x + 3 y + 9 z) of a 3 x 3 x 3 block of cubes of this
-// side, centred on the block: two outward triangles per face no filled voxel covers, vertices
+// the edges of three voxels along an axis, of these widths, centred on 0
+static void voxel_edges(float w0, float w1, float w2, float edges[4]) {
+  edges[0] = -0.5f * (w0 + w1 + w2);
+  edges[1] = edges[0] + w0;
+  edges[2] = edges[1] + w1;
+  edges[3] = edges[2] + w2;
+}
+
+// the closed surface of the filled voxels (x + 3 y + 9 z) of a 3 x 3 x 3 block of boxes between
+// these edges along each axis: two outward triangles per face no filled voxel covers, vertices
 // shared, so that every edge is in exactly two triangles
-static void voxel_mesh(const char filled[27], float side, Mesh* m) {
+static void voxel_mesh(const char filled[27], const float edges[3][4], Mesh* m) {
   const int uv[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
   const int out[2][6] = {{0, 2, 1, 0, 3, 2}, {0, 1, 2, 0, 2, 3}};  // facing -axis, +axis
   int id[64];
@@ -146,7 +160,7 @@ static void voxel_mesh(const char filled[27], float side, Mesh* m) {
         for (int k = 0; k < 4; k++) {
           int x[3] = {p[0], p[1], p[2]};
           x[a] += up, x[b] += uv[k][0], x[c] += uv[k][1];
-          corner[k] = voxel_vertex(m, id, x, side);
+          corner[k] = voxel_vertex(m, id, x, edges);
         }
         for (int k = 0; k < 6; k++) m->f[3 * m->nf + k] = corner[out[up][k]];
         m->nf += 2;
@@ -281,9 +295,10 @@ static int grain_inside(const Grain* g, const float* x) {
 }
 
 // the solver's params for n grains of g under model: the model's defaults, the largest sphere as
-// params.radius (the broadphase's cell), room for the spheres
-static void grain_params(const Grain* g, int n, int model, grnParams* p) {
+// params.radius (the broadphase's cell), room for the spheres, the rolling friction asked for
+static void grain_params(const Options* o, const Grain* g, int n, int model, grnParams* p) {
   grn_default_params(p);
+  if (o->rolling >= 0) p->rolling_friction = p->torsional_friction = (float)o->rolling;
   p->model = model;
   p->radius = g->rmax;
   p->capacity = n * (g->nsphere ? g->nsphere : 1);
@@ -408,7 +423,7 @@ static int cost_kind(const Options* o, const Grain* g, unsigned* seed) {
 
   // settle with a coarse substep (how the bed came to rest does not matter to the timing)
   grnParams p;
-  grain_params(g, n, grnMODEL_PJ, &p);
+  grain_params(o, g, n, grnMODEL_PJ, &p);
   p.dt = 1e-3f;
   grnSolver* s = bed_solver(&p, width, g, &b);
   grnStatus st = s ? grn_advance(s, (int)lround(o->settle / p.dt)) : grnERR_ARG;
@@ -418,7 +433,7 @@ static int cost_kind(const Options* o, const Grain* g, unsigned* seed) {
   memset(b.angvel, 0, 3 * (size_t)n * sizeof(float));
   int failed = st != grnOK;
   for (int m = 0; m < o->nmodels && !failed; m++) {
-    grain_params(g, n, o->models[m], &p);
+    grain_params(o, g, n, o->models[m], &p);
     s = bed_solver(&p, width, g, &b);
     // 100 untimed substeps relax what the coarse substep left
     st = s ? grn_advance(s, 100) : grnERR_ARG;
@@ -535,7 +550,7 @@ static int packing_kind(const Options* o, const Grain* g, unsigned* seed) {
   if (bed_alloc(&b, o->pack_grains)) return 1;
   bed_pour(&b, g, (float)o->width, seed);
   grnParams p;
-  grain_params(g, b.n, grnMODEL_PJ, &p);
+  grain_params(o, g, b.n, grnMODEL_PJ, &p);
   grnSolver* s = bed_solver(&p, (float)o->width, g, &b);
   grnStatus st = s ? grnOK : grnERR_ARG;
   // slices of simulated time until the mean kinetic energy is small, after a second at least
@@ -591,6 +606,7 @@ static int parse_args(int argc, char** argv, Options* o) {
   o->pack_grains = 2000;
   o->width = 0.12;
   o->radius = 0.005;
+  o->rolling = -1;
   o->seed = 12345;
   for (int i = 1; i < argc; i++) {
     const char* a = argv[i];
@@ -629,6 +645,9 @@ static int parse_args(int argc, char** argv, Options* o) {
     } else if (!strcmp(a, "--radius")) {
       o->radius = strtod(v, &end);
       if (*end || !(o->radius > 0)) return 0;
+    } else if (!strcmp(a, "--rolling")) {
+      o->rolling = strtod(v, &end);
+      if (*end || !(o->rolling >= 0)) return 0;
     } else if (!strcmp(a, "--seed")) {
       o->seed = (unsigned)strtoul(v, &end, 10);
       if (*end) return 0;
@@ -648,7 +667,7 @@ int main(int argc, char** argv) {
             "usage: bench_clumps [--cost] [--packing] [--grains 10k] [--max-spheres 80k]\n"
             "                    [--models pj,dem] [--substeps 200] [--settle 1.0]\n"
             "                    [--pack-grains 2000] [--width 0.12] [--radius 0.005]\n"
-            "                    [--seed 12345]\n"
+            "                    [--rolling R] [--seed 12345]\n"
             "cost and packing of rigid clumps of spheres on the cpu; threads from "
             "OMP_NUM_THREADS\n");
     return 2;
@@ -657,28 +676,44 @@ int main(int argc, char** argv) {
   grn_default_params(&defaults);
   const float r = (float)o.radius, density = defaults.density;
   const double volume = 4.0 / 3.0 * M_PI * r * r * r;
-  // a cube and a 3D cross (the centre voxel and its six face neighbours) of the sphere's volume
-  char cube_voxels[27] = {0}, cross_voxels[27] = {0};
+  // of the sphere's volume: a cube, a 3D cross (the centre voxel and its six face neighbours),
+  // and a U in the middle layer, t thick: two prongs (x edges, t wide) of 2.5 t beyond a base
+  // t deep, the slot between them 1.5 t wide (U_SLOT), so that V = (2 + 2.5 + 2.5 + 1.5) t^3
+  const float U_SLOT = 1.5f, cross_side = (float)cbrt(volume / 7),
+              u_t = (float)cbrt(volume / (2 + 5 + U_SLOT));
+  char cube_voxels[27] = {0}, cross_voxels[27] = {0}, u_voxels[27] = {0};
   cube_voxels[13] = 1;
-  const int cross_at[7] = {13, 12, 14, 10, 16, 4, 22};
-  for (int k = 0; k < 7; k++) cross_voxels[cross_at[k]] = 1;
-  Mesh cube, cross;
-  voxel_mesh(cube_voxels, (float)cbrt(volume), &cube);
-  voxel_mesh(cross_voxels, (float)cbrt(volume / 7), &cross);
-  static Grain sphere, clump1, cube4, cube8, cube16, cross16;
+  const int cross_at[7] = {13, 12, 14, 10, 16, 4, 22}, u_at[7] = {9, 12, 15, 10, 11, 14, 17};
+  for (int k = 0; k < 7; k++) cross_voxels[cross_at[k]] = u_voxels[u_at[k]] = 1;
+  float cube_edges[3][4], cross_edges[3][4], u_edges[3][4];
+  for (int a = 0; a < 3; a++) {
+    voxel_edges((float)cbrt(volume), (float)cbrt(volume), (float)cbrt(volume), cube_edges[a]);
+    voxel_edges(cross_side, cross_side, cross_side, cross_edges[a]);
+  }
+  voxel_edges(u_t, U_SLOT * u_t, u_t, u_edges[0]);
+  voxel_edges(u_t, 1.25f * u_t, 1.25f * u_t, u_edges[1]);
+  voxel_edges(u_t, u_t, u_t, u_edges[2]);
+  Mesh cube, cross, u;
+  voxel_mesh(cube_voxels, cube_edges, &cube);
+  voxel_mesh(cross_voxels, cross_edges, &cross);
+  voxel_mesh(u_voxels, u_edges, &u);
+  static Grain sphere, clump1, cube4, cube8, cube16, cross16, u16;
   grain_sphere(&sphere, "sphere", 0, r, density);
   grain_sphere(&clump1, "clump1", 1, r, density);
   if (grain_mesh(&cube4, "cube4", 4, &cube, density) ||
       grain_mesh(&cube8, "cube8", 8, &cube, density) ||
       grain_mesh(&cube16, "cube16", 16, &cube, density) ||
-      grain_mesh(&cross16, "cross16", 16, &cross, density)) {
+      grain_mesh(&cross16, "cross16", 16, &cross, density) ||
+      grain_mesh(&u16, "u16", 16, &u, density)) {
     return 1;
   }
   printf("mjgranular clump benchmark: cpu backend, %d openmp threads, grains of the volume of a "
-         "sphere of radius %g m\n(cube side %.2f mm, cross arm %.2f mm), density %g kg/m^3, "
-         "friction %g, rolling friction %g (spheres)\n", omp_get_max_threads(), o.radius,
-         1e3 * cbrt(volume), 1e3 * cbrt(volume / 7), defaults.density, defaults.friction,
-         defaults.rolling_friction);
+         "sphere of radius %g m\n(cube side %.2f mm, cross arm %.2f mm, U %.2f mm thick), "
+         "density %g kg/m^3, friction %g, rolling and torsional friction %g and %g (spheres)\n",
+         omp_get_max_threads(), o.radius, 1e3 * cbrt(volume), 1e3 * cross_side, 1e3 * u_t,
+         defaults.density, defaults.friction,
+         o.rolling >= 0 ? o.rolling : defaults.rolling_friction,
+         o.rolling >= 0 ? o.rolling : defaults.torsional_friction);
   bench_print_load("at the start", omp_get_num_procs());
   unsigned seed = o.seed;
   int failed = 0;
@@ -710,11 +745,11 @@ int main(int argc, char** argv) {
            "phi", "core", "phi sph", "overlap", "phi union", "load");
     printf("%-8s  %5s  %7s  %6s  %5s  %7s  %6s  %6s  %5s  %5s  %5s  %7s  %7s\n", "", "", "", "",
            "", "", "", "", "", "", "", "", "%");
-    const Grain* kinds[4] = {&sphere, &clump1, &cube16, &cross16};
-    for (int k = 0; k < 4; k++) failed |= packing_kind(&o, kinds[k], &seed);
+    const Grain* kinds[5] = {&sphere, &clump1, &cube16, &cross16, &u16};
+    for (int k = 0; k < 5; k++) failed |= packing_kind(&o, kinds[k], &seed);
   }
   bench_print_load("at the end", omp_get_num_procs());
-  Grain* meshes[4] = {&cube4, &cube8, &cube16, &cross16};
-  for (int k = 0; k < 4; k++) grn_sdf_mesh_free(&meshes[k]->grid);
+  Grain* meshes[5] = {&cube4, &cube8, &cube16, &cross16, &u16};
+  for (int k = 0; k < 5; k++) grn_sdf_mesh_free(&meshes[k]->grid);
   return failed;
 }
