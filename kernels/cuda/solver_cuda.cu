@@ -406,7 +406,9 @@ static grnStatus cuda_write(grnSolver* s, const grnArrayDesc* a, size_t first, c
   if (!staged_copy(g, bytes)) {
     GRN_CUDA_TRY(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, g->stream));
   } else {
-    // chunk k into half k % 2 once the bus has taken chunk k - 2 out of it
+    // chunk k into half k % 2 once the bus has taken chunk k - 2 out of it (and nothing an
+    // earlier call left on the stream still reads the halves)
+    GRN_CUDA_TRY(cudaStreamSynchronize(g->stream));
     for (size_t k = 0; k * GRN_CUDA_STAGE_BYTES < bytes; k++) {
       const int h = (int)(k % 2);
       const size_t at = k * GRN_CUDA_STAGE_BYTES, len = stage_chunk(bytes, k);
@@ -444,7 +446,8 @@ static grnStatus cuda_read(const grnSolver* s, const grnArrayDesc* a, size_t fir
     if (k > 0) {
       const int h = (int)((k - 1) % 2);
       GRN_CUDA_TRY(cudaEventSynchronize(g->staged[h]));
-      memcpy((char*)host + (k - 1) * GRN_CUDA_STAGE_BYTES, g->stage[h], stage_chunk(bytes, k - 1));
+      memcpy((char*)host + (k - 1) * GRN_CUDA_STAGE_BYTES, g->stage[h],
+             stage_chunk(bytes, k - 1));
     }
   }
   return grnOK;
