@@ -1,5 +1,5 @@
 // triangle meshes the kernel tests build: icospheres, boxes and an L-shaped prism, closed and
-// outward-facing.
+// outward-facing; the grid margin the plugin fits a mesh's clump with.
 #ifndef MJGRANULAR_TESTS_KERNELS_GRN_MESH_UTIL_H_
 #define MJGRANULAR_TESTS_KERNELS_GRN_MESH_UTIL_H_
 
@@ -119,6 +119,20 @@ inline double LDepth(const V3& p, double a, double t, double hz) {
   }
   if (!in_l(p[0], p[1]) || std::fabs(p[2]) > hz) return -1;
   return std::fmin(edge, hz - std::fabs(p[2]));
+}
+
+// the plugin's grid margin (plugin/grain_types.c): half the smallest extent of the mesh's bounding
+// box in whole cells, at least two, room for the spheres to reach out of the mesh
+inline double PluginMargin(const Mesh& m, double cell) {
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int v = 0; v < m.nv(); v++) {
+    for (int a = 0; a < 3; a++) {
+      lo[a] = std::fmin(lo[a], m.v[3 * v + a]);
+      hi[a] = std::fmax(hi[a], m.v[3 * v + a]);
+    }
+  }
+  double depth = 0.5 * std::fmin(hi[0] - lo[0], std::fmin(hi[1] - lo[1], hi[2] - lo[2]));
+  return cell * std::fmax(2, std::ceil(depth / cell));
 }
 
 }  // namespace grn_test

@@ -32,22 +32,9 @@ using grn_test::Icosphere;
 using grn_test::LDepth;
 using grn_test::LPrism;
 using grn_test::Mesh;
+using grn_test::PluginMargin;
 using grn_test::V3;
 const double kPi = 3.14159265358979323846;
-
-// the plugin's grid margin (plugin/grain_types.c): half the smallest extent of the mesh's bounding
-// box in whole cells, at least two, room for the spheres to reach out of the mesh
-double PluginMargin(const Mesh& m, double cell) {
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (int v = 0; v < m.nv(); v++) {
-    for (int a = 0; a < 3; a++) {
-      lo[a] = std::fmin(lo[a], m.v[3 * v + a]);
-      hi[a] = std::fmax(hi[a], m.v[3 * v + a]);
-    }
-  }
-  double depth = 0.5 * std::fmin(hi[0] - lo[0], std::fmin(hi[1] - lo[1], hi[2] - lo[2]));
-  return cell * std::fmax(2, std::ceil(depth / cell));
-}
 
 // a grid built from a mesh with the plugin's margin (or margin [m]), released at scope exit
 struct Built {
