@@ -2,8 +2,8 @@
 // pack, for grains of one volume (a sphere of radius 5 mm unless --radius says otherwise).
 //
 // the grains: plain spheres (max_clumps 0), single-sphere clumps, and clumps fitted inside
-// closed meshes built here from voxels (a cube; a 3D cross of seven cubes; a flat U, its slot
-// half as wide again as its prongs so that another's prong fits: non-convex, and it nests) by
+// closed meshes built here from voxels (a cube; a 3D cross of seven cubes; a flat U whose slot,
+// half as wide again as its prongs, takes another's prong: the seed's nesting shape) by
 // grn_clump_fit on a grid of 24 cells per cube root of the volume, as the plugin fits them. a
 // clump's mass and principal moments are its mesh's at the solver's density (grn_mesh_mass), not
 // its spheres'; its spheres are moved into the mesh's principal frame.
