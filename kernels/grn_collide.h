@@ -386,8 +386,8 @@ GRN_HD int grn_collide_shapes(const grnData* d, const grnConsts* c, int i, int k
     count++;
   }
   int kept = keep && count == nprev;
-  for (int k = 0; k < count; k++) {
-    kept &= d->sc_shape_prev[GRN_SHAPE_SLOT(k, i, cap)] == d->sc_shape[GRN_SHAPE_SLOT(k, i, cap)];
+  for (int k = 0; kept && k < count; k++) {
+    kept = d->sc_shape_prev[GRN_SHAPE_SLOT(k, i, cap)] == d->sc_shape[GRN_SHAPE_SLOT(k, i, cap)];
   }
   for (int k = 0; k < count && !kept; k++) {
     size_t slot = GRN_SHAPE_SLOT(k, i, cap);
