@@ -98,6 +98,7 @@ typedef enum grnPhase_ {
   grnPHASE_NEXT_ITERATE,      // the next iterate becomes the last; coupled bodies answer it
                               // (not after the last iteration)
   grnPHASE_WRENCH,            // each body's force and torque from the final impulses
+  grnNPHASE                   // the number of phases
 } grnPhase;
 #undef GRN_PHASE_ID
 
