@@ -239,3 +239,10 @@ grnMeshStatus grn_mesh_mass(const float* vert, int nvert, const int* face, int n
   principal_axes(out);
   return grnMESH_OK;
 }
+
+void grn_mesh_to_body(const grnMassProps* mp, const double x_mesh[3], double x_body[3]) {
+  double d[3] = {x_mesh[0] - mp->com[0], x_mesh[1] - mp->com[1], x_mesh[2] - mp->com[2]};
+  for (int j = 0; j < 3; j++) {
+    x_body[j] = mp->axes[j] * d[0] + mp->axes[3 + j] * d[1] + mp->axes[6 + j] * d[2];
+  }
+}

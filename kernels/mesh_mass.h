@@ -44,6 +44,9 @@ typedef struct grnMassProps_ {
 grnMeshStatus grn_mesh_mass(const float* vert, int nvert, const int* face, int nface,
                             double density, grnMassProps* out);
 
+// A point of the mesh's frame in the body frame of mp: x_body = axes^T (x_mesh - com).
+void grn_mesh_to_body(const grnMassProps* mp, const double x_mesh[3], double x_body[3]);
+
 #ifdef __cplusplus
 }
 #endif

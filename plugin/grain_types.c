@@ -109,15 +109,15 @@ static int build_type(const mjModel* m, int id, double density, int clump_sphere
   }
   t->nsphere = t->fit.count;
 
-  // into the body frame: x_mesh = com + axes x_body, so x_body = axes^T (x_mesh - com)
+  // into the body frame; the bound reaches the farthest sphere's surface
   t->bound = vertex_reach(vert, nvert, mp.com);
   for (int s = 0; s < t->nsphere; s++) {
     float* c = t->sphere + 4 * s;
-    double d[3] = {c[0] - mp.com[0], c[1] - mp.com[1], c[2] - mp.com[2]};
-    for (int j = 0; j < 3; j++) {
-      c[j] = (float)(mp.axes[j] * d[0] + mp.axes[3 + j] * d[1] + mp.axes[6 + j] * d[2]);
-    }
+    double x[3] = {c[0], c[1], c[2]}, b[3];
+    double d[3] = {x[0] - mp.com[0], x[1] - mp.com[1], x[2] - mp.com[2]};
     t->bound = fmax(t->bound, sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) + c[3]);
+    grn_mesh_to_body(&mp, x, b);
+    for (int j = 0; j < 3; j++) c[j] = (float)b[j];
   }
   return 0;
 }

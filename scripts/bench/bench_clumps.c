@@ -236,18 +236,15 @@ static int grain_mesh(Grain* g, const char* name, int nsphere, const Mesh* m, fl
     fprintf(stderr, "bench_clumps: %s: fit: %s\n", name, msg);
     return 1;
   }
-  // into the body frame: x_body = axes^T (x_mesh - com)
-  const double* R = mp.axes;
+  // into the body frame
   memcpy(g->com, mp.com, sizeof(g->com));
   memcpy(g->axes, mp.axes, sizeof(g->axes));
   g->nsphere = fit.count;
   for (int i = 0; i < fit.count; i++) {
     const float* s = spheres + 4 * i;
-    for (int a = 0; a < 3; a++) {
-      double x = 0;
-      for (int b = 0; b < 3; b++) x += R[3 * b + a] * (s[b] - mp.com[b]);
-      g->spheres[4 * i + a] = (float)x;
-    }
+    double x[3] = {s[0], s[1], s[2]}, y[3];
+    grn_mesh_to_body(&mp, x, y);
+    for (int a = 0; a < 3; a++) g->spheres[4 * i + a] = (float)y[a];
     g->spheres[4 * i + 3] = s[3];
     g->rmax = fmaxf(g->rmax, s[3]);
   }
@@ -271,11 +268,9 @@ static int grain_mesh(Grain* g, const char* name, int nsphere, const Mesh* m, fl
       for (int i = 0; i < steps[0] && g->npoint < MAX_POINTS; i++) {
         double x[3] = {lo[0] + (i + 0.5) * h, lo[1] + (j + 0.5) * h, lo[2] + (k + 0.5) * h};
         if (!grid_inside(grid, x)) continue;
-        for (int a = 0; a < 3; a++) {
-          double y = 0;
-          for (int b = 0; b < 3; b++) y += R[3 * b + a] * (x[b] - mp.com[b]);
-          g->points[3 * g->npoint + a] = (float)y;
-        }
+        double y[3];
+        grn_mesh_to_body(&mp, x, y);
+        for (int a = 0; a < 3; a++) g->points[3 * g->npoint + a] = (float)y[a];
         g->npoint++;
       }
     }

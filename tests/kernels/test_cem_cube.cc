@@ -174,13 +174,10 @@ CubeClump FitCubeClump(double half, int count) {
   EXPECT_EQ(grn_clump_fit(&grid, count, 0, c.spheres.data(), &fit, nullptr, 0), grnOK);
   grn_sdf_mesh_free(&grid);
   c.spheres.resize(4 * (size_t)fit.count);
-  for (size_t e = 0; e < c.spheres.size(); e += 4) {  // x_body = axes^T (x_mesh - com)
-    double d[3] = {c.spheres[e] - mp.com[0], c.spheres[e + 1] - mp.com[1],
-                   c.spheres[e + 2] - mp.com[2]};
-    for (int j = 0; j < 3; j++) {
-      c.spheres[e + j] =
-          (float)(mp.axes[j] * d[0] + mp.axes[3 + j] * d[1] + mp.axes[6 + j] * d[2]);
-    }
+  for (size_t e = 0; e < c.spheres.size(); e += 4) {  // into the body frame
+    double x[3] = {c.spheres[e], c.spheres[e + 1], c.spheres[e + 2]}, b[3];
+    grn_mesh_to_body(&mp, x, b);
+    for (int j = 0; j < 3; j++) c.spheres[e + j] = (float)b[j];
   }
   c.com = grn_v3((float)mp.com[0], (float)mp.com[1], (float)mp.com[2]);
   c.axes = grn_quat((float)mp.quat[0], (float)mp.quat[1], (float)mp.quat[2], (float)mp.quat[3]);
