@@ -25,17 +25,27 @@ GRN_HD float grn_cyclic_z(const grnConsts* c, float z) {
 // w dt (world frame: premultiplied), renormalised so that rounding does not drift its norm. no
 // contact law reads the orientation of a sphere: it is kept for grains of other shapes (issue 19)
 // and to observe the spin. flags nan / inf
-GRN_HD void grn_move_grain(const grnData* d, const grnConsts* c, int i, grnVec3 v, grnVec3 move,
-                           grnVec3 w) {
+// (grn_move_grain_but_turn: all of it but the orientation, which the caller turns with
+// grn_turn_grain; returns 0 when something is not finite. no branch: a loop of it vectorises)
+GRN_HD int grn_move_grain_but_turn(const grnData* d, const grnConsts* c, int i, grnVec3 v,
+                                   grnVec3 move, grnVec3 w) {
   grnVec3 x = grn_add(grn_load3(d->pos + 3 * i), grn_scale(move, c->dt));
   x.z = grn_cyclic_z(c, x.z);
-  if (!grn_isfinite3(x) || !grn_isfinite3(v) || !grn_isfinite3(w)) d->nonfinite[0] = 1;
   grn_store3(d->vel + 3 * i, v);
   grn_store3(d->angvel + 3 * i, w);
   grn_store3(d->pos + 3 * i, x);
-  grnQuat turn = grn_quat_exp(grn_scale(w, c->dt));
-  grn_store_quat(d->orient + 4 * i,
-                 grn_quat_normalize(grn_quat_mul(turn, grn_load_quat(d->orient + 4 * i))));
+  return grn_isfinite3(x) & grn_isfinite3(v) & grn_isfinite3(w);
+}
+GRN_HD grnQuat grn_turned_orientation(const grnData* d, int i, grnQuat turn) {
+  return grn_quat_normalize(grn_quat_mul(turn, grn_load_quat(d->orient + 4 * i)));
+}
+GRN_HD void grn_turn_grain(const grnData* d, const grnConsts* c, int i, grnVec3 w) {
+  grn_store_quat(d->orient + 4 * i, grn_turned_orientation(d, i, grn_quat_exp(grn_scale(w, c->dt))));
+}
+GRN_HD void grn_move_grain(const grnData* d, const grnConsts* c, int i, grnVec3 v, grnVec3 move,
+                           grnVec3 w) {
+  if (!grn_move_grain_but_turn(d, c, i, v, move, w)) d->nonfinite[0] = 1;
+  grn_turn_grain(d, c, i, w);
 }
 
 // grain i at the identity orientation (a new grain)

@@ -47,6 +47,14 @@ GRN_HD grnQuat grn_quat_mul(grnQuat a, grnQuat b) {
 // until a <= 0.5, the series of cos(h) and sin(h) / h to h^6 (h = a / 2 <= 0.25: the next terms
 // are under 4e-10), then the result squared k times. Only +, * and correctly rounded sqrt and
 // division: the two backends agree bit for bit. k is bounded so that an inf ends (as nan).
+// the series alone, for a2 = |r|^2 <= 0.25 (grn_quat_exp's k = 0): no loop and no branch, so a
+// loop over grains vectorises
+GRN_HD grnQuat grn_quat_exp_series(grnVec3 r, float a2) {
+  float h2 = 0.25f * a2;  // (a / 2)^2
+  float c = 1 - h2 * (0.5f - h2 * (1.0f / 24 - h2 * (1.0f / 720)));
+  float s = 0.5f * (1 - h2 * (1.0f / 6 - h2 * (1.0f / 120 - h2 * (1.0f / 5040))));
+  return grn_quat(c, s * r.x, s * r.y, s * r.z);
+}
 GRN_HD grnQuat grn_quat_exp(grnVec3 r) {
   float a2 = grn_dot(r, r);
   int k = 0;
@@ -54,10 +62,7 @@ GRN_HD grnQuat grn_quat_exp(grnVec3 r) {
     r = grn_scale(r, 0.5f);
     a2 *= 0.25f;
   }
-  float h2 = 0.25f * a2;  // (a / 2)^2
-  float c = 1 - h2 * (0.5f - h2 * (1.0f / 24 - h2 * (1.0f / 720)));
-  float s = 0.5f * (1 - h2 * (1.0f / 6 - h2 * (1.0f / 120 - h2 * (1.0f / 5040))));
-  grnQuat q = grn_quat(c, s * r.x, s * r.y, s * r.z);
+  grnQuat q = grn_quat_exp_series(r, a2);
   for (int j = 0; j < k; j++) q = grn_quat_mul(q, q);
   return q;
 }

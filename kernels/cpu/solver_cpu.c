@@ -453,6 +453,12 @@ static void cpu_copy_pair_arrays(grnData* dl, grnData* d) {
 CPU_CLONES static float cpu_phase(grnPhase phase, const grnData* d, const grnConsts* k, int lo,
                                   int hi) {
   float moved2 = 0;
+  // the one grain phase the cpu runs as a vectorised range
+  if (phase == grnPHASE_DEM_INTEGRATE) {
+    const grnData dl = *d;
+    const grnConsts kl = *k;
+    return grn_dem_integrate_range(&dl, &kl, lo, hi);
+  }
   switch (phase) {
     GRN_GRAIN_PHASES(CPU_GRAIN_PHASE)
     GRN_PAIR_PHASES(CPU_PAIR_PHASE)
