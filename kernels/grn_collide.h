@@ -69,6 +69,24 @@ GRN_HD void grn_keep_neighbor(const grnData* d, const grnConsts* c, int j, int c
   }
 }
 
+// the sorted list's entries [lo, hi) (grn_sorted.h) whose cells lie in row (cy, cz) between x
+// cells x0 and x1, closer to grain i (at xi, radius ri) than the contact distance plus extra, kept
+// as grn_grain_neighbors keeps them; returns the new count
+GRN_HD int grn_walk_sorted(const grnData* d, const grnConsts* c, float extra, int i, grnVec3 xi,
+                           float ri, int lo, int hi, int x0, int x1, int cy, int cz, int* out,
+                           size_t stride, int max, int count) {
+  for (int e = lo; e < hi; e++) {
+    const int* cj = d->sorted_cell + 3 * e;
+    const float* xj = d->sorted_pos + 4 * e;
+    int j = d->sorted[e];
+    if (j == i || cj[0] < x0 || cj[0] > x1 || cj[1] != cy || cj[2] != cz) continue;
+    if (!grn_within_reach(c, xi, ri, extra, grn_load3(xj), xj[3])) continue;
+    if (grn_never_touch(d, c, i, j)) continue;
+    grn_keep_neighbor(d, c, j, count++, out, stride, max);
+  }
+  return count;
+}
+
 // grains closer to grain i than each pair's contact distance plus extra (0: contacts; c->skin:
 // the neighbour lists; cells at least c->cutoff + extra wide): walk the 27 neighbouring cells'
 // buckets, a linked list (hash) or a range of the sorted list (sorted, grn_sorted.h), and keep
@@ -87,29 +105,34 @@ GRN_HD int grn_grain_neighbors(const grnData* d, const grnConsts* c, float extra
   int count = 0;
   for (int dz = -1; dz <= 1; dz++) {
     for (int dy = -1; dy <= 1; dy++) {
-      for (int dx = -1; dx <= 1; dx++) {
-        int cx = ci[0] + dx, cy = ci[1] + dy, cz = ci[2] + dz;
-        unsigned b = grn_cell_bucket(d, cx, cy, cz);
-        if (c->broadphase == grnBROADPHASE_SORTED) {
-          for (int e = d->bucket_start[b]; e < d->bucket_start[b + 1]; e++) {
-            const int* cj = d->sorted_cell + 3 * e;
-            const float* xj = d->sorted_pos + 4 * e;
-            int j = d->sorted[e];
-            if (j == i || cj[0] != cx || cj[1] != cy || cj[2] != cz) continue;
-            if (!grn_within_reach(c, xi, ri, extra, grn_load3(xj), xj[3])) continue;
-            if (grn_never_touch(d, c, i, j)) continue;
-            grn_keep_neighbor(d, c, j, count++, out, stride, max);
+      int cy = ci[1] + dy, cz = ci[2] + dz;
+      if (c->broadphase == grnBROADPHASE_SORTED) {
+        // a row's three cells are three consecutive buckets, one range of the list, but where
+        // the table's size wraps between them
+        unsigned b0 = grn_cell_bucket(d, ci[0] - 1, cy, cz);
+        if (grn_cell_bucket(d, ci[0] + 1, cy, cz) == b0 + 2) {
+          count = grn_walk_sorted(d, c, extra, i, xi, ri, d->bucket_start[b0],
+                                  d->bucket_start[b0 + 3], ci[0] - 1, ci[0] + 1, cy, cz, out,
+                                  stride, max, count);
+          continue;
+        }
+        for (int cx = ci[0] - 1; cx <= ci[0] + 1; cx++) {
+          unsigned b = grn_cell_bucket(d, cx, cy, cz);
+          count = grn_walk_sorted(d, c, extra, i, xi, ri, d->bucket_start[b],
+                                  d->bucket_start[b + 1], cx, cx, cy, cz, out, stride, max,
+                                  count);
+        }
+        continue;
+      }
+      for (int cx = ci[0] - 1; cx <= ci[0] + 1; cx++) {
+        for (int j = d->head[grn_cell_bucket(d, cx, cy, cz)]; j >= 0; j = d->next[j]) {
+          const int* cj = d->cell + 3 * j;
+          if (j == i || cj[0] != cx || cj[1] != cy || cj[2] != cz) continue;
+          if (!grn_within_reach(c, xi, ri, extra, grn_load3(d->pos + 3 * j), grn_radius(d, j)) ||
+              grn_never_touch(d, c, i, j)) {
+            continue;
           }
-        } else {
-          for (int j = d->head[b]; j >= 0; j = d->next[j]) {
-            const int* cj = d->cell + 3 * j;
-            if (j == i || cj[0] != cx || cj[1] != cy || cj[2] != cz) continue;
-            if (!grn_within_reach(c, xi, ri, extra, grn_load3(d->pos + 3 * j), grn_radius(d, j)) ||
-                grn_never_touch(d, c, i, j)) {
-              continue;
-            }
-            grn_keep_neighbor(d, c, j, count++, out, stride, max);
-          }
+          grn_keep_neighbor(d, c, j, count++, out, stride, max);
         }
       }
     }
