@@ -16,6 +16,9 @@ enum { CPU_SUM_PARTS = 16 };
 // each thread's share of a loop phase moves this part of the way toward equal work per substep
 // (a step's timings jitter; this averages about four)
 #define CPU_BALANCE_GAIN 0.25
+// the splits of the loop phases among the threads: one per phase for substeps that rebuild the
+// neighbour lists and one for those that do not (cpu_split_index)
+enum { CPU_SPLITS = 2 * grnNPHASE };
 // fewer grains than this per thread run slower on more threads: a substep's dozens of barriers
 // cost more than the work they divide (2-core x86-64: 256 grains 5x, 1,000 grains 1.3x slower
 // on 2 threads than on 1; 4,000 grains 1.6x faster)
@@ -32,10 +35,12 @@ typedef struct grnCpu_ {
   int* count_part;            // per-part contact counts         (CPU_SUM_PARTS x max_bodies)
   double* impulse;            // this iterate's impulse wrench per body (max_bodies x 6)
   // each loop phase's items split among the threads: thread t takes the fraction [split[t],
-  // split[t + 1]) of them, set from the work times each thread measured in the last substep
+  // split[t + 1]) of them, set from the work times each thread measured in the last substep of
+  // its kind (CPU_SPLITS)
   int split_threads;          // threads the splits are for (0: none yet)
-  double* split;              // per phase, split_threads + 1 fractions  (grnNPHASE x (nthread + 1))
-  double* work;               // per phase and thread, seconds of work this substep (grnNPHASE x nthread)
+  double* split;              // per split, split_threads + 1 fractions (CPU_SPLITS x (nthread + 1))
+  double* work;               // per split and thread, seconds of work this substep
+                              // (CPU_SPLITS x nthread)
 } grnCpu;
 
 // zeroed array on a cache line (a grain's 48-byte iterate then starts on a 16-byte boundary), from
@@ -141,8 +146,8 @@ static grnStatus cpu_create(grnSolver* s) {
   c->wrench_part = (double*)cpu_alloc(c, (size_t)CPU_SUM_PARTS * nb * 6, sizeof(double), &ok);
   c->count_part = (int*)cpu_alloc(c, (size_t)CPU_SUM_PARTS * nb, sizeof(int), &ok);
   c->impulse = (double*)cpu_alloc(c, (size_t)nb * 6, sizeof(double), &ok);
-  c->split = (double*)cpu_alloc(c, (size_t)grnNPHASE * (c->nthread + 1), sizeof(double), &ok);
-  c->work = (double*)cpu_alloc(c, (size_t)grnNPHASE * c->nthread, sizeof(double), &ok);
+  c->split = (double*)cpu_alloc(c, (size_t)CPU_SPLITS * (c->nthread + 1), sizeof(double), &ok);
+  c->work = (double*)cpu_alloc(c, (size_t)CPU_SPLITS * c->nthread, sizeof(double), &ok);
   s->impl = c;
   if (!ok) {
     cpu_destroy(s);
@@ -490,30 +495,35 @@ static int cpu_phase_items(grnPhase phase, const grnData* d) {
 // 5.5 against 4.4 s of work in the forces phase, the second thread waiting out the difference).
 // each thread times its share of each phase; before the next substep every boundary moves
 // toward where the measured work would be split equally. which thread computes a grain never
-// changes its result
+// changes its result. a substep that rebuilds the neighbour lists has its own splits: the
+// builds' work lies where the grains are, the contacts' where the bed is (the 1M pour, two
+// threads, one split for both: each thread waited 9% of the forces phase)
 
-// phase p's fractions of its items (split_threads + 1 of them)
-static double* cpu_phase_split(const grnCpu* c, grnPhase p) {
-  return c->split + (size_t)p * (c->nthread + 1);
+// phase p's split in substeps that build the neighbour lists (lists 1) or not
+static int cpu_split_index(grnPhase p, int lists) { return p + (lists ? grnNPHASE : 0); }
+
+// its fractions of the phase's items (split_threads + 1 of them)
+static double* cpu_phase_split(const grnCpu* c, int split) {
+  return c->split + (size_t)split * (c->nthread + 1);
 }
 
-// every phase split equally among nt threads
+// every split equal among nt threads
 static void cpu_split_equally(grnCpu* c, int nt) {
-  for (int p = 0; p < grnNPHASE; p++) {
-    double* f = cpu_phase_split(c, (grnPhase)p);
+  for (int q = 0; q < CPU_SPLITS; q++) {
+    double* f = cpu_phase_split(c, q);
     for (int t = 0; t <= nt; t++) f[t] = (double)t / nt;
   }
-  memset(c->work, 0, (size_t)grnNPHASE * c->nthread * sizeof(double));
+  memset(c->work, 0, (size_t)CPU_SPLITS * c->nthread * sizeof(double));
   c->split_threads = nt;
 }
 
-// each timed phase's boundaries moved toward equal work, assuming each thread's work was spread
+// each timed split's boundaries moved toward equal work, assuming each thread's work was spread
 // evenly over its range; the timings then restart
 static void cpu_balance_splits(grnCpu* c) {
   int nt = c->split_threads;
-  for (int p = 0; p < grnNPHASE; p++) {
-    double* f = cpu_phase_split(c, (grnPhase)p);
-    double* w = c->work + (size_t)p * c->nthread;
+  for (int q = 0; q < CPU_SPLITS; q++) {
+    double* f = cpu_phase_split(c, q);
+    double* w = c->work + (size_t)q * c->nthread;
     double total = 0;
     for (int t = 0; t < nt; t++) total += w[t];
     if (!(total > 0)) continue;
@@ -536,14 +546,14 @@ static float cpu_phase_all(grnCpu* c, grnPhase phase, const grnData* d, const gr
                            int count) {
   int t = omp_get_thread_num(), nt = omp_get_num_threads();
   // openmp may start fewer threads than asked for: then equal shares, untimed
-  int balanced = nt == c->split_threads;
-  const double* f = cpu_phase_split(c, phase);
+  int balanced = nt == c->split_threads, split = cpu_split_index(phase, k->lists);
+  const double* f = cpu_phase_split(c, split);
   // the last fraction is 1 exactly: the last share ends at count
   int lo = balanced ? (int)(count * f[t]) : (int)((long long)count * t / nt);
   int hi = balanced ? (int)(count * f[t + 1]) : (int)((long long)count * (t + 1) / nt);
   double start = omp_get_wtime();
   float moved2 = cpu_phase(phase, d, k, lo, hi);
-  if (balanced) c->work[(size_t)phase * c->nthread + t] += omp_get_wtime() - start;
+  if (balanced) c->work[(size_t)split * c->nthread + t] += omp_get_wtime() - start;
   #pragma omp barrier
   return moved2;
 }
