@@ -36,11 +36,14 @@ GRN_HD int grn_move_grain_but_turn(const grnData* d, const grnConsts* c, int i, 
   grn_store3(d->pos + 3 * i, x);
   return grn_isfinite3(x) & grn_isfinite3(v) & grn_isfinite3(w);
 }
+// (grn_turned_orientation: grain i's orientation turned by turn and renormalised; grn_turn_grain:
+// turned by w dt and stored)
 GRN_HD grnQuat grn_turned_orientation(const grnData* d, int i, grnQuat turn) {
   return grn_quat_normalize(grn_quat_mul(turn, grn_load_quat(d->orient + 4 * i)));
 }
 GRN_HD void grn_turn_grain(const grnData* d, const grnConsts* c, int i, grnVec3 w) {
-  grn_store_quat(d->orient + 4 * i, grn_turned_orientation(d, i, grn_quat_exp(grn_scale(w, c->dt))));
+  grnQuat turn = grn_quat_exp(grn_scale(w, c->dt));
+  grn_store_quat(d->orient + 4 * i, grn_turned_orientation(d, i, turn));
 }
 GRN_HD void grn_move_grain(const grnData* d, const grnConsts* c, int i, grnVec3 v, grnVec3 move,
                            grnVec3 w) {

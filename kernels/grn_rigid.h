@@ -41,20 +41,21 @@ GRN_HD grnQuat grn_quat_mul(grnQuat a, grnQuat b) {
                   a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w);
 }
 
-// the rotation by angle a = |r| about r / |r| (a rotation vector r [rad]):
-// (cos(a/2), sin(a/2) r/a).
-// sinf and cosf round differently on the cpu and the gpu, so instead: r halved k times (exactly)
-// until a <= 0.5, the series of cos(h) and sin(h) / h to h^6 (h = a / 2 <= 0.25: the next terms
-// are under 4e-10), then the result squared k times. Only +, * and correctly rounded sqrt and
-// division: the two backends agree bit for bit. k is bounded so that an inf ends (as nan).
-// the series alone, for a2 = |r|^2 <= 0.25 (grn_quat_exp's k = 0): no loop and no branch, so a
-// loop over grains vectorises
+// grn_quat_exp's series alone (its k = 0, below), for a2 = |r|^2 <= 0.25: no loop and no
+// branch, so a loop over grains vectorises
 GRN_HD grnQuat grn_quat_exp_series(grnVec3 r, float a2) {
   float h2 = 0.25f * a2;  // (a / 2)^2
   float c = 1 - h2 * (0.5f - h2 * (1.0f / 24 - h2 * (1.0f / 720)));
   float s = 0.5f * (1 - h2 * (1.0f / 6 - h2 * (1.0f / 120 - h2 * (1.0f / 5040))));
   return grn_quat(c, s * r.x, s * r.y, s * r.z);
 }
+
+// the rotation by angle a = |r| about r / |r| (a rotation vector r [rad]):
+// (cos(a/2), sin(a/2) r/a).
+// sinf and cosf round differently on the cpu and the gpu, so instead: r halved k times (exactly)
+// until a <= 0.5, the series of cos(h) and sin(h) / h to h^6 (h = a / 2 <= 0.25: the next terms
+// are under 4e-10), then the result squared k times. Only +, * and correctly rounded sqrt and
+// division: the two backends agree bit for bit. k is bounded so that an inf ends (as nan).
 GRN_HD grnQuat grn_quat_exp(grnVec3 r) {
   float a2 = grn_dot(r, r);
   int k = 0;
