@@ -12,6 +12,13 @@ else()
 endif()
 set(MUJOCO_PYTHON "${_mj_python}" CACHE FILEPATH
     "python whose mujoco wheel provides headers and library")
+# paths found in the wheel before are found again (a new pin replaces the wheel's library), and so
+# are paths to a library that is gone; paths the user set are kept
+if(MUJOCO_LIBRARY AND (MUJOCO_LIBRARY STREQUAL MJGRANULAR_MUJOCO_WHEEL_LIBRARY
+                       OR NOT EXISTS "${MUJOCO_LIBRARY}"))
+  unset(MUJOCO_INCLUDE_DIR CACHE)
+  unset(MUJOCO_LIBRARY CACHE)
+endif()
 if(NOT MUJOCO_INCLUDE_DIR OR NOT MUJOCO_LIBRARY)
   if(NOT EXISTS "${MUJOCO_PYTHON}")
     message(FATAL_ERROR "mujoco not found: run scripts/setup.sh, or set MUJOCO_INCLUDE_DIR and "
@@ -34,6 +41,7 @@ if(NOT MUJOCO_INCLUDE_DIR OR NOT MUJOCO_LIBRARY)
   list(GET _mj_lib 0 _mj_lib)
   set(MUJOCO_INCLUDE_DIR "${_mj_inc}" CACHE PATH "folder holding mujoco/mujoco.h" FORCE)
   set(MUJOCO_LIBRARY "${_mj_lib}" CACHE FILEPATH "libmujoco shared library" FORCE)
+  set(MJGRANULAR_MUJOCO_WHEEL_LIBRARY "${_mj_lib}" CACHE INTERNAL "the library found in the wheel")
 endif()
 message(STATUS "mujoco: ${MUJOCO_LIBRARY} (pinned ${MJGRANULAR_MUJOCO_VERSION})")
 

@@ -104,12 +104,11 @@ build_kit() {
   gomp="$(ldd "$so" | awk '/libgomp/ {print $3}')"
   [ -z "$gomp" ] || cp -L "$gomp" "$kit/lib/"
 
-  # the python tests' packages the gpu machine lacks, at .venv's versions (mujoco pinned); the
-  # mujoco-studio part of the mujoco wheel set (28 MiB installed) is not needed by the tests, and
+  # the python tests' packages the gpu machine lacks, at .venv's versions (mujoco-core pinned);
   # imageio-ffmpeg (render test, 165 MiB installed) and ray (test_distributed.py, 240 MiB) do not
   # fit: those tests are left out there
   local py="$root/.venv/bin/python" names=() n v
-  for n in mujoco mujoco-core glfw pyopengl gymnasium cloudpickle farama-notifications \
+  for n in mujoco-core glfw pyopengl gymnasium cloudpickle farama-notifications \
            typing-extensions mujoco-menagerie gym-hil; do
     v="$("$py" -c 'import sys, importlib.metadata as m; print(m.version(sys.argv[1]))' "$n" 2>/dev/null)" \
       || die "$n is not installed in .venv (scripts/setup.sh installs it)"

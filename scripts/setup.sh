@@ -30,9 +30,19 @@ fi
 # every pinned package at its pinned version, else (re)install them all
 pinned_ok='import sys; from importlib.metadata import version
 sys.exit(any(version(n) != v for n, v in (s.split("==") for s in sys.argv[1:])))'
-if ! "$venv/bin/python" -c "$pinned_ok" "mujoco==$MJGRANULAR_MUJOCO_VERSION" $MJGRANULAR_PY_PACKAGES 2>/dev/null; then
-  echo "setup: installing mujoco==$MJGRANULAR_MUJOCO_VERSION $MJGRANULAR_PY_PACKAGES into .venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check "mujoco==$MJGRANULAR_MUJOCO_VERSION" $MJGRANULAR_PY_PACKAGES
+mujoco_pin="$MJGRANULAR_MUJOCO_PACKAGE==$MJGRANULAR_MUJOCO_VERSION"
+# a venv of the `mujoco` wheel set (from before the pin was mujoco-core's) holds mujoco-core at its
+# own version: `mujoco` and `mujoco-studio` leave, and since `mujoco` and mujoco-core both own
+# mujoco/__init__.py, mujoco-core is installed again after them
+if "$venv/bin/python" -c 'import importlib.metadata as m; m.version("mujoco")' 2>/dev/null; then
+  echo "setup: replacing the mujoco wheel set in .venv by $mujoco_pin"
+  "$venv/bin/pip" uninstall -q -y mujoco mujoco-studio
+  "$venv/bin/pip" install -q --disable-pip-version-check --force-reinstall --no-deps "$mujoco_pin"
+fi
+if ! "$venv/bin/python" -c "$pinned_ok" "$mujoco_pin" $MJGRANULAR_PY_PACKAGES 2>/dev/null; then
+  echo "setup: installing $mujoco_pin $MJGRANULAR_PY_PACKAGES into .venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check \
+    "$MJGRANULAR_MUJOCO_PACKAGE[rendering]==$MJGRANULAR_MUJOCO_VERSION" $MJGRANULAR_PY_PACKAGES
 fi
 # the Panda's model (scripts/examples/panda.py): both packages pinned, without their dependencies
 # (gym-hil's gym, pygame, ... are not needed for its model files); then one try to fetch the
