@@ -719,6 +719,13 @@ grnStatus grn_check_contacts(const grnSolver* s, const void* buf, char* msg, int
   return check_contacts(s, buf, msg, size, rows_used);
 }
 
+// 1 when contact-state array a stays zero in the solver whatever state is set: the rolling and
+// torsional springs of a law that holds them at zero (grn_pair_rot_unread), which it never
+// stores, so that the state read back is what it would be after a substep
+static int kept_zero(const grnSolver* s, int a) {
+  return a == grnCONTACT_pair_rot && grn_pair_rot_unread(&s->consts);
+}
+
 // grn_set_contacts into a solver with its own order of the grains (uid, freed here): each count
 // and slot row of the n grains in use put in that order in host memory, the partners renumbered,
 // and an array's rows written in one call (a backend that keeps a grain's slots together passes
@@ -739,6 +746,7 @@ static grnStatus set_contacts_in_order(grnSolver* s, const void* buf, const int 
   for (int i = 0; st == grnOK && i < n; i++) rank[uid[i]] = i;
   for (int a = 0; a < grnNCONTACT_ARRAYS && st == grnOK; a++) {
     const grnArrayDesc* desc = grn_contact_arrays + a;
+    if (kept_zero(s, a)) continue;
     const int slots = grn_unit_slots(desc->unit);
     const int rows = slots == 1 ? 1 : rows_used[slot_count(desc)];
     const size_t per = desc->size * desc->width, row = row_bytes(desc, cap);
@@ -773,6 +781,7 @@ grnStatus grn_set_contacts(grnSolver* s, const void* buf) {
   if (uid) return set_contacts_in_order(s, buf, rows_used, uid);
   for (int a = 0; a < grnNCONTACT_ARRAYS; a++) {
     const grnArrayDesc* desc = grn_contact_arrays + a;
+    if (kept_zero(s, a)) continue;
     const size_t bytes = grn_unit_slots(desc->unit) == 1 ? grn_contact_array_bytes(a, cap) :
         rows_used[slot_count(desc)] * row_bytes(desc, cap);
     st = bytes ? s->ops->write(s, desc, 0, contact_array(buf, a, cap), bytes) : grnOK;

@@ -271,8 +271,9 @@ GRN_HD grnVec3 grn_contact_torque(grnVec3 n, float arm, grnVec3 p) {
 }
 
 // 1 when the law leaves the rolling and torsional state of grain-grain contacts zero without
-// reading it: dem without those bounds (its springs are then held at zero, grn_dem_contact, and
-// every slot's is stored in the substep). not carried then: half of a contact's law state
+// reading it: dem without those bounds (its springs are then held at zero, grn_dem_contact). then
+// neither carried nor stored (half of a contact's law state): the arrays keep the zeros they were
+// made with, and a contact state set into the solver leaves them (grn_set_contacts)
 GRN_HD int grn_pair_rot_unread(const grnConsts* c) {
   return c->model == grnMODEL_DEM && c->rolling == 0 && c->torsional == 0;
 }

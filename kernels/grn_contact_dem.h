@@ -163,7 +163,8 @@ GRN_HD grnVec3 grn_dem_cem_angular(const grnData* d, int p, int i, const grnSlot
 // gets the exact opposites: every input changes sign exactly (positions and velocities enter as
 // differences, symmetric terms are sums and products taken in either order) and grn_dem_contact
 // is odd in them. ui, uj: grn_uid of grains i and j. rolls: 0 when the rolling and torsional
-// coefficients are both zero (their bounds are then zero and the springs stay zero; a constant 0
+// coefficients are both zero (their bounds are then zero and the springs stay zero, neither read
+// nor stored: the arrays keep the zeros they were made with, grn_pair_rot_unread; a constant 0
 // lets the compiler drop them). kept: the springs are still in the slot of the _prev arrays
 // (grn_collide_grain)
 GRN_HD void grn_dem_grain_contact(const grnData* d, const grnConsts* c, int i, int j, int ui,
@@ -188,7 +189,7 @@ GRN_HD void grn_dem_grain_contact(const grnData* d, const grnConsts* c, int i, i
   grn_dem_contact(c, fr->depth, fr->n, u, w, reff, meff, c->dem.estar, c->dem.gstar, c->friction,
                   roll, tors, &shear, &spring, f, m);
   grn_store3(d->pair_lin + 3 * slot, shear);
-  grn_store3(d->pair_rot + 3 * slot, spring);
+  if (rolls) grn_store3(d->pair_rot + 3 * slot, spring);
 }
 
 // pair p (grn_pairing.h, contact fields only): its frame, its force over the substep as impulses
@@ -256,24 +257,24 @@ GRN_HD void grn_dem_add_shape_impulses(const grnData* d, int i, grnVec3* imp, gr
 }
 
 // the contacts of a grain are computed GRN_DEM_BATCH at a time, each's impulse and angular
-// impulse kept, then summed in slot order: on the cpu all of a grain's slots in one loop the
-// compiler vectorises (the law has no branches), on the gpu one at a time (no arrays)
+// impulse kept, then summed in slot order: on the cpu a row of slots (GRN_CPU_ROW_SLOTS, which
+// most grains' contacts fit) in one loop the compiler vectorises (the law has no branches), on
+// the gpu one at a time (no arrays). a batch's slots are consecutive in the solver's arrays
 #ifdef __CUDACC__
 #define GRN_DEM_BATCH 1
 #define GRN_DEM_SIMD
 #else
-#define GRN_DEM_BATCH GRN_MAX_PAIRS
+#define GRN_DEM_BATCH GRN_CPU_ROW_SLOTS
 #define GRN_DEM_SIMD _Pragma("omp simd simdlen(8)")
 #endif
 
-// grain i's contact in its slot k (ui: grn_uid of grain i; uids: 1 when the grains have indices
-// in the caller's order, d->uid; rolls, kept as grn_dem_grain_contact): its force computed from
-// grain i's side and its springs advanced; its impulse over the substep into p[b], its angular
-// impulse about grain i's centre into t[b]
-GRN_HD void grn_dem_grain_slot(const grnData* d, const grnConsts* c, int i, int ui, int k,
+// grain i's contact in its slot `slot` (its index in the arrays; ui: grn_uid of grain i; uids: 1
+// when the grains have indices in the caller's order, d->uid; rolls, kept as
+// grn_dem_grain_contact): its force computed from grain i's side and its springs advanced; its
+// impulse over the substep into p[b], its angular impulse about grain i's centre into t[b]
+GRN_HD void grn_dem_grain_slot(const grnData* d, const grnConsts* c, int i, int ui, size_t slot,
                                int rolls, int uids, int kept, int b, float* px, float* py,
                                float* pz, float* tx, float* ty, float* tz) {
-  size_t slot = GRN_PAIR_SLOT(k, i, d->cap);
   grnPairFrame fr;
   grnVec3 f, m;
   int j = d->pair[slot];
@@ -284,16 +285,22 @@ GRN_HD void grn_dem_grain_slot(const grnData* d, const grnConsts* c, int i, int 
   tx[b] = t.x; ty[b] = t.y; tz[b] = t.z;
 }
 
-// grain i's contacts in slots [k0, k0 + count) (count <= GRN_DEM_BATCH), as grn_dem_grain_slot
-// (b = k - k0); a loop without locals of its own, which gcc's simd lowering would turn into
-// arrays
-GRN_HD void grn_dem_grain_batch(const grnData* d, const grnConsts* c, int i, int k0, int count,
-                                int rolls, int uids, int kept, float* px, float* py, float* pz,
-                                float* tx, float* ty, float* tz) {
+// grain i's contacts in slots [k0, k0 + GRN_DEM_BATCH) (k0 a multiple of it), as
+// grn_dem_grain_slot (b = k - k0); a loop without locals of its own, which gcc's simd lowering
+// would turn into arrays. the whole batch, also the slots past the grain's contacts: so that the
+// loop is one vector of lanes, where a grain's 3 to 7 contacts left in a remainder would run one
+// by one (10k dem bed, one thread: 10% more instructions, 15% slower). those lanes compute
+// whatever the slots hold (grains of earlier contacts or of none, every one below the capacity)
+// and leave their springs in them, which nothing reads and the saved state zeroes
+// (grn_get_contacts); the caller sums the grain's own
+GRN_HD void grn_dem_grain_batch(const grnData* d, const grnConsts* c, int i, int k0, int rolls,
+                                int uids, int kept, float* px, float* py, float* pz, float* tx,
+                                float* ty, float* tz) {
   int ui = grn_uid(d, i);
+  size_t first = GRN_PAIR_SLOT(k0, i, d->cap);
   GRN_DEM_SIMD
-  for (int b = 0; b < count; b++) {
-    grn_dem_grain_slot(d, c, i, ui, k0 + b, rolls, uids, kept, b, px, py, pz, tx, ty, tz);
+  for (int b = 0; b < GRN_DEM_BATCH; b++) {
+    grn_dem_grain_slot(d, c, i, ui, first + b, rolls, uids, kept, b, px, py, pz, tx, ty, tz);
   }
 }
 
@@ -311,13 +318,13 @@ GRN_HD void grn_dem_forces_grain(const grnData* d, const grnConsts* c, int i) {
     float tx[GRN_DEM_BATCH], ty[GRN_DEM_BATCH], tz[GRN_DEM_BATCH];
     // each case with its flags constant, so that the compiler drops what does not apply
     if (rolls && uids) {
-      grn_dem_grain_batch(d, c, i, k0, count, 1, 1, kept.pairs, px, py, pz, tx, ty, tz);
+      grn_dem_grain_batch(d, c, i, k0, 1, 1, kept.pairs, px, py, pz, tx, ty, tz);
     } else if (rolls) {
-      grn_dem_grain_batch(d, c, i, k0, count, 1, 0, kept.pairs, px, py, pz, tx, ty, tz);
+      grn_dem_grain_batch(d, c, i, k0, 1, 0, kept.pairs, px, py, pz, tx, ty, tz);
     } else if (uids) {
-      grn_dem_grain_batch(d, c, i, k0, count, 0, 1, kept.pairs, px, py, pz, tx, ty, tz);
+      grn_dem_grain_batch(d, c, i, k0, 0, 1, kept.pairs, px, py, pz, tx, ty, tz);
     } else {
-      grn_dem_grain_batch(d, c, i, k0, count, 0, 0, kept.pairs, px, py, pz, tx, ty, tz);
+      grn_dem_grain_batch(d, c, i, k0, 0, 0, kept.pairs, px, py, pz, tx, ty, tz);
     }
     for (int b = 0; b < count; b++) {
       imp = grn_add(imp, grn_v3(px[b], py[b], pz[b]));

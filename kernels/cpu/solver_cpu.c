@@ -10,6 +10,11 @@
 #include "../grn_solver.h"
 #include "../grn_sorted.h"
 
+// a dem batch of slots (grn_dem_grain_batch) lies in one grain's slots, its first row or the rest
+_Static_assert(GRN_CPU_ROW_SLOTS % GRN_DEM_BATCH == 0 &&
+               (GRN_MAX_PAIRS - GRN_CPU_ROW_SLOTS) % GRN_DEM_BATCH == 0,
+               "a dem batch of slots straddles a grain's rows");
+
 // the per-body sums are taken over this many fixed parts of the grains and the parts added in
 // order, whatever the thread count: so results do not depend on it
 enum { CPU_SUM_PARTS = 16 };
