@@ -271,13 +271,15 @@ GRN_HD void grn_dem_add_shape_impulses(const grnData* d, int i, grnVec3* imp, gr
 // grain i's contact in its slot `slot` (its index in the arrays; ui: grn_uid of grain i; uids: 1
 // when the grains have indices in the caller's order, d->uid; rolls, kept as
 // grn_dem_grain_contact): its force computed from grain i's side and its springs advanced; its
-// impulse over the substep into p[b], its angular impulse about grain i's centre into t[b]
+// impulse over the substep into p[b], its angular impulse about grain i's centre into t[b]. live
+// 0: a slot past the grain's contacts, computed against the grain itself (what such a slot holds
+// may be no grain: a contact state set from outside is checked within the counts only)
 GRN_HD void grn_dem_grain_slot(const grnData* d, const grnConsts* c, int i, int ui, size_t slot,
-                               int rolls, int uids, int kept, int b, float* px, float* py,
-                               float* pz, float* tx, float* ty, float* tz) {
+                               int live, int rolls, int uids, int kept, int b, float* px,
+                               float* py, float* pz, float* tx, float* ty, float* tz) {
   grnPairFrame fr;
   grnVec3 f, m;
-  int j = d->pair[slot];
+  int j = live ? d->pair[slot] : i;
   grn_dem_grain_contact(d, c, i, j, ui, grn_uid_if(d, uids, j), slot, rolls, kept, &fr, &f, &m);
   grnVec3 p = grn_scale(f, c->dt);
   grnVec3 t = grn_add(grn_contact_torque(fr.n, fr.arm_i, p), grn_scale(m, c->dt));
@@ -285,22 +287,22 @@ GRN_HD void grn_dem_grain_slot(const grnData* d, const grnConsts* c, int i, int 
   tx[b] = t.x; ty[b] = t.y; tz[b] = t.z;
 }
 
-// grain i's contacts in slots [k0, k0 + GRN_DEM_BATCH) (k0 a multiple of it), as
+// grain i's contacts in slots [k0, k0 + count) (k0 a multiple of GRN_DEM_BATCH, count <= it), as
 // grn_dem_grain_slot (b = k - k0); a loop without locals of its own, which gcc's simd lowering
 // would turn into arrays. the whole batch, also the slots past the grain's contacts: so that the
-// loop is one vector of lanes, where a grain's 3 to 7 contacts left in a remainder would run one
-// by one (10k dem bed, one thread: 10% more instructions, 15% slower). those lanes compute
-// whatever the slots hold (grains of earlier contacts or of none, every one below the capacity)
-// and leave their springs in them, which nothing reads and the saved state zeroes
-// (grn_get_contacts); the caller sums the grain's own
-GRN_HD void grn_dem_grain_batch(const grnData* d, const grnConsts* c, int i, int k0, int rolls,
-                                int uids, int kept, float* px, float* py, float* pz, float* tx,
-                                float* ty, float* tz) {
+// loop is one vector of lanes, where a grain's few contacts (3.5 on average in a settled bed) left
+// in a remainder would run one by one (10k dem bed, one thread: 10% more instructions, 15%
+// slower). those lanes meet the grain itself and leave their springs in their slots, which
+// nothing reads and the saved state zeroes (grn_get_contacts); the caller sums the first count
+GRN_HD void grn_dem_grain_batch(const grnData* d, const grnConsts* c, int i, int k0, int count,
+                                int rolls, int uids, int kept, float* px, float* py, float* pz,
+                                float* tx, float* ty, float* tz) {
   int ui = grn_uid(d, i);
   size_t first = GRN_PAIR_SLOT(k0, i, d->cap);
   GRN_DEM_SIMD
   for (int b = 0; b < GRN_DEM_BATCH; b++) {
-    grn_dem_grain_slot(d, c, i, ui, first + b, rolls, uids, kept, b, px, py, pz, tx, ty, tz);
+    grn_dem_grain_slot(d, c, i, ui, first + b, b < count, rolls, uids, kept, b, px, py, pz, tx,
+                       ty, tz);
   }
 }
 
@@ -318,13 +320,13 @@ GRN_HD void grn_dem_forces_grain(const grnData* d, const grnConsts* c, int i) {
     float tx[GRN_DEM_BATCH], ty[GRN_DEM_BATCH], tz[GRN_DEM_BATCH];
     // each case with its flags constant, so that the compiler drops what does not apply
     if (rolls && uids) {
-      grn_dem_grain_batch(d, c, i, k0, 1, 1, kept.pairs, px, py, pz, tx, ty, tz);
+      grn_dem_grain_batch(d, c, i, k0, count, 1, 1, kept.pairs, px, py, pz, tx, ty, tz);
     } else if (rolls) {
-      grn_dem_grain_batch(d, c, i, k0, 1, 0, kept.pairs, px, py, pz, tx, ty, tz);
+      grn_dem_grain_batch(d, c, i, k0, count, 1, 0, kept.pairs, px, py, pz, tx, ty, tz);
     } else if (uids) {
-      grn_dem_grain_batch(d, c, i, k0, 0, 1, kept.pairs, px, py, pz, tx, ty, tz);
+      grn_dem_grain_batch(d, c, i, k0, count, 0, 1, kept.pairs, px, py, pz, tx, ty, tz);
     } else {
-      grn_dem_grain_batch(d, c, i, k0, 0, 0, kept.pairs, px, py, pz, tx, ty, tz);
+      grn_dem_grain_batch(d, c, i, k0, count, 0, 0, kept.pairs, px, py, pz, tx, ty, tz);
     }
     for (int b = 0; b < count; b++) {
       imp = grn_add(imp, grn_v3(px[b], py[b], pz[b]));

@@ -30,8 +30,8 @@
 // state (a warp's reads coalesce); on the cpu grain by grain, so a grain's contacts lie in
 // adjacent cache lines, which its loops read (the cpu backend's reads and writes convert). there
 // the first GRN_CPU_ROW_SLOTS slots of every grain come first (i row + k), then the rest (most
-// grains never use them): a settled bed's grains hold 3 to 7 contacts, and with whole rows of 16
-// slots a substep swept twice the memory (10k dem bed, one thread: 10% slower)
+// grains never use them): a settled bed's grains hold 3.5 contacts on average, and with whole
+// rows of 16 slots a substep swept twice the memory (10k dem bed, one thread: 10% slower)
 GRN_HD size_t grn_slot_index(int slots, int k, int i, int cap) {
 #ifdef __CUDACC__
   (void)slots;

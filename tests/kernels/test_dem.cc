@@ -22,8 +22,10 @@
 // or more (symplectic euler's period and amplitude errors are second order in dt / t_c; the
 // contact's start and end are found to a substep, 1 / 200 of it at most).
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -890,6 +892,82 @@ TEST(Dem, ContactsDroppedForLackOfSlotsComeBackWithTheirPartnersSprings) {
   std::printf("[ measure  ] burst of %d grains (R, 0.3 R): a grain's slots full after %d of %d "
               "substeps; %d contacts compared in both grains' slots, all opposite\n", n, full,
               nsub, copies.mutual / 2);
+}
+
+// a contact state set from outside is checked within each grain's counts only: what its slots
+// past the counts hold (here partners that are no grain, -1, past the capacity, the extremes of
+// int, and springs nan or huge) changes nothing, bit for bit, though the cpu's law computes
+// whole rows of slots (grn_dem_grain_batch), with rolling and torsional springs and without
+TEST(Dem, WhatASetStateHoldsPastItsCountsChangesNothing) {
+  const int n = 343;  // a 7 x 7 x 7 lattice
+  for (float rolling : {0.3f, 0.0f}) {
+    grnParams p = FreeClusterParams(n, 1.0);
+    p.rolling_friction = p.torsional_friction = rolling;
+    const float R = p.radius, lo[3] = {-0.03f, -0.03f, -0.03f}, hi[3] = {0.03f, 0.03f, 0.03f};
+    // 1.97 R apart: every grain in contact with its lattice neighbours, the cluster bursting
+    std::vector<float> pos = grn_test::JitteredLattice(n, lo, hi, 1.97f * R, 0.01f * R, 3);
+    ASSERT_EQ((int)pos.size(), 3 * n);
+    std::vector<float> vel(3 * n, 0.0f);
+    SolverPtr run = MakeSolver(p);
+    ASSERT_TRUE(run);
+    ASSERT_EQ(grn_set_grains(run.get(), n, pos.data(), vel.data()), grnOK);
+    ASSERT_EQ(grn_advance(run.get(), 30), grnOK);
+    const Grains grains = Read(run.get());
+    const int cap = p.capacity;
+    std::vector<char> clean(grn_contact_state_bytes(cap));
+    ASSERT_EQ(grn_get_contacts(run.get(), clean.data()), grnOK);
+
+    std::vector<char> noisy = clean;
+    const int* npair =
+        reinterpret_cast<const int*>(clean.data() + grn_contact_offset(grnCONTACT_npair, cap));
+    const int* nshape =
+        reinterpret_cast<const int*>(clean.data() + grn_contact_offset(grnCONTACT_nshape, cap));
+    const int junk[] = {-1, cap + 7, INT_MAX, INT_MIN};
+    const float fjunk[] = {NAN, 1e30f, -INFINITY, 3.0f};
+    long filled = 0;
+    for (int a = 0; a < grnNCONTACT_ARRAYS; a++) {
+      const grnArrayDesc* desc = grn_contact_arrays + a;
+      const int slots = grn_unit_slots(desc->unit);
+      if (slots == 1) continue;
+      const int* used = desc->unit == grnUNIT_PAIR_SLOT ? npair : nshape;
+      char* arr = noisy.data() + grn_contact_offset(a, cap);
+      for (int i = 0; i < cap; i++) {
+        for (int k = used[i]; k < slots; k++) {
+          for (int e = 0; e < desc->width; e++) {
+            char* x = arr + desc->size * (desc->width * GRN_STATE_SLOT(k, i, cap) + e);
+            int pick = (i + k + e) % 4;
+            if (desc->is_float) {
+              std::memcpy(x, &fjunk[pick], sizeof(float));
+            } else {
+              std::memcpy(x, &junk[pick], sizeof(int));
+            }
+            filled++;
+          }
+        }
+      }
+    }
+    ASSERT_GT(filled, 0);
+
+    Grains out[2];
+    std::vector<char> state[2];
+    for (int v = 0; v < 2; v++) {
+      SolverPtr s = MakeSolver(p);
+      ASSERT_TRUE(s);
+      grn_test::Write(s.get(), grains);
+      ASSERT_EQ(grn_set_contacts(s.get(), (v ? noisy : clean).data()), grnOK);
+      ASSERT_EQ(grn_advance(s.get(), 40), grnOK);
+      out[v] = Read(s.get());
+      state[v].resize(clean.size());
+      ASSERT_EQ(grn_get_contacts(s.get(), state[v].data()), grnOK);
+    }
+    auto same = [](const std::vector<float>& x, const std::vector<float>& y) {
+      return x.size() == y.size() && std::memcmp(x.data(), y.data(), 4 * x.size()) == 0;
+    };
+    EXPECT_TRUE(same(out[0].pos, out[1].pos)) << "positions differ, rolling " << rolling;
+    EXPECT_TRUE(same(out[0].vel, out[1].vel)) << "velocities differ, rolling " << rolling;
+    EXPECT_TRUE(same(out[0].angvel, out[1].angvel)) << "spins differ, rolling " << rolling;
+    EXPECT_TRUE(state[0] == state[1]) << "contact states differ, rolling " << rolling;
+  }
 }
 
 // a dense cluster of 512 grains of mixed radii (0.6 R to R, the default softened sand), packed
