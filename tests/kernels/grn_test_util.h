@@ -118,6 +118,12 @@ inline std::vector<grnShape> Container(const float c[3], const float h[3], float
   return walls;
 }
 
+// bitwise equality, so that -0 / +0 and nan payloads would count as differences too
+template <typename T>
+bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
 // grain positions, velocities and angular velocities read back from a solver
 struct Grains {
   std::vector<float> pos, vel, angvel;

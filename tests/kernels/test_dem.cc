@@ -40,6 +40,7 @@ namespace {
 using grn_test::Grains;
 using grn_test::MakeSolver;
 using grn_test::Read;
+using grn_test::SameBits;
 using grn_test::SolverPtr;
 
 using grn_test::Deg;
@@ -960,13 +961,10 @@ TEST(Dem, WhatASetStateHoldsPastItsCountsChangesNothing) {
       state[v].resize(clean.size());
       ASSERT_EQ(grn_get_contacts(s.get(), state[v].data()), grnOK);
     }
-    auto same = [](const std::vector<float>& x, const std::vector<float>& y) {
-      return x.size() == y.size() && std::memcmp(x.data(), y.data(), 4 * x.size()) == 0;
-    };
-    EXPECT_TRUE(same(out[0].pos, out[1].pos)) << "positions differ, rolling " << rolling;
-    EXPECT_TRUE(same(out[0].vel, out[1].vel)) << "velocities differ, rolling " << rolling;
-    EXPECT_TRUE(same(out[0].angvel, out[1].angvel)) << "spins differ, rolling " << rolling;
-    EXPECT_TRUE(state[0] == state[1]) << "contact states differ, rolling " << rolling;
+    EXPECT_TRUE(SameBits(out[0].pos, out[1].pos)) << "positions differ, rolling " << rolling;
+    EXPECT_TRUE(SameBits(out[0].vel, out[1].vel)) << "velocities differ, rolling " << rolling;
+    EXPECT_TRUE(SameBits(out[0].angvel, out[1].angvel)) << "spins differ, rolling " << rolling;
+    EXPECT_TRUE(SameBits(state[0], state[1])) << "contact states differ, rolling " << rolling;
   }
 }
 

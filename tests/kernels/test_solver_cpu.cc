@@ -17,6 +17,7 @@ namespace {
 using grn_test::Grains;
 using grn_test::MakeSolver;
 using grn_test::Read;
+using grn_test::SameBits;
 using grn_test::SolverPtr;
 
 struct Outcome {
@@ -66,12 +67,6 @@ void Simulate(grnSolver* s, Outcome* out) {
     out->wrenches.insert(out->wrenches.end(), w.begin(), w.end());
   }
   out->grains = Read(s);
-}
-
-// bitwise equality, so that -0 / +0 and nan payloads would count as differences too
-template <typename T>
-bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
 TEST(SolverCpu, SameInputsGiveIdenticalResults) {
